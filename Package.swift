@@ -1,0 +1,51 @@
+// swift-tools-version: 6.2
+// flow-bff — a Swift backend-for-frontend for server-driven UI.
+// Arrows point down: flow-bff → BFFServer → HTTPCore / PageModel; PageStore → PageModel.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "flow-bff",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "flow-bff", targets: ["flow-bff"]),
+        .library(name: "PageModel", targets: ["PageModel"]),
+        .library(name: "HTTPCore", targets: ["HTTPCore"]),
+        .library(name: "BFFServer", targets: ["BFFServer"]),
+        .library(name: "PageStore", targets: ["PageStore"]),
+        .library(name: "BFFTesting", targets: ["BFFTesting"]),
+    ],
+    targets: [
+        // System libraries (Debian: zlib1g-dev, libssl-dev).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // The wire contract: Codable value types, lenient decoding, ids, mutations, lint. No I/O.
+        .target(name: "PageModel", swiftSettings: strict),
+        // HTTP/1.1 over sockets and Dispatch. Knows nothing about pages.
+        .target(name: "HTTPCore", dependencies: ["CZlib"], swiftSettings: strict),
+        // The application: catalog, routes, pagination, actions, mock features.
+        .target(name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], swiftSettings: strict),
+        // The embedded, headless device client. Never imports the server.
+        .target(name: "PageStore", dependencies: ["PageModel"], swiftSettings: strict),
+        // Test kit: servers on ephemeral loopback ports, fixtures.
+        .target(name: "BFFTesting", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
+        // The thin command-line executable.
+        .executableTarget(name: "flow-bff", dependencies: ["BFFServer", "PageStore", "PageModel"], swiftSettings: strict),
+
+        // Benchmark executables (see bench/README.md).
+        .executableTarget(
+            name: "bench-codec", dependencies: ["PageModel"], path: "bench/codec/Sources", swiftSettings: strict),
+        .executableTarget(
+            name: "bench-http", dependencies: ["HTTPCore"], path: "bench/http/Sources", swiftSettings: strict),
+
+        .testTarget(name: "PageModelTests", dependencies: ["PageModel"], swiftSettings: strict),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting"], swiftSettings: strict),
+        .testTarget(name: "PageStoreTests", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
+        .testTarget(
+            name: "ContractTests", dependencies: ["PageModel", "PageStore", "BFFServer", "BFFTesting"],
+            swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,4 @@
+import BFFServer
+
+/// BFFTesting: the test kit.
+public enum BFFTesting {}

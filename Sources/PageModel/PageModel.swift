@@ -1,0 +1,2 @@
+/// placeholder
+public enum PageModelModule {}

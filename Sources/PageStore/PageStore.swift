@@ -1,0 +1,4 @@
+import PageModel
+
+/// PageStore: the embedded, headless device client.
+public enum PageStoreModule {}

@@ -1,0 +1,5 @@
+import BFFServer
+import PageModel
+import PageStore
+
+print("flow-bff")

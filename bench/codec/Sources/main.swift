@@ -1,0 +1,3 @@
+import PageModel
+
+print("bench-codec")

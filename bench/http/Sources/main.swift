@@ -1,0 +1,3 @@
+import HTTPCore
+
+print("bench-http")
