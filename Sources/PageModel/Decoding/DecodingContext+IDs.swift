@@ -1,0 +1,76 @@
+/// Id normalisation (docs/contract.md, "Stable ids"):
+///
+/// 1. A widget or section keeps its backend id when it has a non-empty string `id`.
+/// 2. Otherwise it gets `prefix@codingPath`: the widget's type (or `section`) and its path from the document root
+///    with `.` separators, e.g. `banner@header.0`, `section@sections.3`, `stepper@sections.1.widgets.0`.
+/// 3. Uniqueness scopes: sections among the document's sections; top-level widgets page-wide (header, then each
+///    section in order, then footer); children among their siblings only (seed 001: nested children are not
+///    unique page-wide).
+/// 4. Within a scope, in document order, the first holder of an id keeps it; each later one becomes `id#2`,
+///    `id#3`, … — the first such suffix not already taken — with a `duplicate_id` error diagnostic.
+///
+/// The same input therefore always yields the same ids.
+struct UniqueIDs {
+    private var used: Set<String> = []
+
+    init() {}
+
+    init(_ ids: some Sequence<String>) {
+        used = Set(ids)
+    }
+
+    /// Claims `id`, or the first free `id#n` (n ≥ 2) when it is taken; returns what was claimed.
+    mutating func claim(_ id: String) -> String {
+        if used.insert(id).inserted { return id }
+        var suffix = 2
+        while !used.insert(id + "#" + String(suffix)).inserted { suffix += 1 }
+        return id + "#" + String(suffix)
+    }
+
+    mutating func release(_ id: String) {
+        used.remove(id)
+    }
+
+    func contains(_ id: String) -> Bool { used.contains(id) }
+}
+
+protocol Identified {
+    var id: String { get set }
+}
+
+extension Widget: Identified {}
+extension Section: Identified {}
+
+extension DecodingContext {
+    mutating func normalizeIDs(_ page: inout PageModel, at path: JSONPointer) {
+        var sectionIDs = UniqueIDs()
+        dedupe(&page.sections, at: path / "sections", using: &sectionIDs)
+        var widgetIDs = UniqueIDs()
+        dedupe(&page.header, at: path / "header", using: &widgetIDs)
+        for index in page.sections.indices {
+            dedupe(&page.sections[index].widgets, at: path / "sections" / index / "widgets", using: &widgetIDs)
+        }
+        dedupe(&page.footer, at: path / "footer", using: &widgetIDs)
+    }
+
+    /// Renames duplicates in `items` against `ids`, reporting each rename; recurses into widget children with a
+    /// fresh sibling scope.
+    mutating func dedupe<Item: Identified>(_ items: inout [Item], at path: JSONPointer, using ids: inout UniqueIDs) {
+        for index in items.indices {
+            let original = items[index].id
+            let claimed = ids.claim(original)
+            if claimed != original {
+                items[index].id = claimed
+                diagnostics.append(
+                    .error(
+                        "duplicate_id", path / index / "id", widgetID: claimed,
+                        "id \"\(original)\" is already used in this scope; renamed to \"\(claimed)\""))
+            }
+            if var widget = items[index] as? Widget, !widget.children.isEmpty {
+                var siblings = UniqueIDs()
+                dedupe(&widget.children, at: path / index / "children", using: &siblings)
+                items[index] = widget as! Item
+            }
+        }
+    }
+}

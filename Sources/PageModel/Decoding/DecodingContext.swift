@@ -1,0 +1,255 @@
+/// The decoder's working state: the catalog, the diagnostics found so far, and the pointer that generated
+/// ids are relative to (`/page` for a page envelope, the envelope itself otherwise).
+struct DecodingContext {
+    let catalog: WidgetCatalog
+    var diagnostics: [Diagnostic] = []
+    var documentRoot: JSONPointer = .root
+
+    init(catalog: WidgetCatalog) {
+        self.catalog = catalog
+    }
+
+    // MARK: Structural readers (throw: a broken envelope cannot be recovered)
+
+    func object(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> JSONObject {
+        guard let value else { throw Self.missing(path, "object") }
+        guard case .object(let object) = value else { throw Self.mismatch(path, "object", value) }
+        return object
+    }
+
+    func array(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> [JSONValue] {
+        guard let value else { throw Self.missing(path, "array") }
+        guard case .array(let array) = value else { throw Self.mismatch(path, "array", value) }
+        return array
+    }
+
+    func string(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> String {
+        guard let value else { throw Self.missing(path, "string") }
+        guard case .string(let string) = value else { throw Self.mismatch(path, "string", value) }
+        return string
+    }
+
+    func optionalString(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        return try string(value, at: path)
+    }
+
+    static func missing(_ path: JSONPointer, _ type: String) -> ContractError {
+        ContractError(code: "invalid_envelope", path: path, message: "missing required \(type)")
+    }
+
+    static func mismatch(_ path: JSONPointer, _ type: String, _ found: JSONValue) -> ContractError {
+        ContractError(code: "invalid_envelope", path: path, message: "expected \(type), found \(found.typeName)")
+    }
+
+    /// `sections.0.widgets.2` for `/page/sections/0/widgets/2` when the document root is `/page`.
+    func codingPath(_ path: JSONPointer) -> String {
+        let relative = path.string.dropFirst(documentRoot.string.count)
+        return relative.split(separator: "/").joined(separator: ".")
+    }
+
+    // MARK: Page
+
+    mutating func page(_ value: JSONValue, at path: JSONPointer) throws(ContractError) -> PageModel {
+        documentRoot = path
+        let object = try self.object(value, at: path)
+        let id = try string(object["id"], at: path / "id")
+        guard !id.isEmpty else {
+            throw ContractError(code: "invalid_envelope", path: path / "id", message: "page id must not be empty")
+        }
+        var page = PageModel(id: id)
+        page.title = try optionalString(object["title"], at: path / "title")
+        page.header = try widgets(object["header"], at: path / "header")
+        page.sections = try sections(object["sections"], at: path / "sections")
+        page.footer = try widgets(object["footer"], at: path / "footer")
+        page.pagination = try pagination(object["pagination"], at: path / "pagination")
+        normalizeIDs(&page, at: path)
+        return page
+    }
+
+    mutating func pagination(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> Pagination? {
+        guard let value, !value.isNull else { return nil }
+        let object = try self.object(value, at: path)
+        guard let hasMore = object["hasMore"] else { throw Self.missing(path / "hasMore", "boolean") }
+        guard case .bool(var more) = hasMore else { throw Self.mismatch(path / "hasMore", "boolean", hasMore) }
+        let postback = try optionalString(object["postback"], at: path / "postback")
+        if more, postback?.isEmpty ?? true {
+            diagnostics.append(
+                .error("missing_postback", path / "postback", "hasMore is true but there is no postback; no more"))
+            more = false
+        }
+        return Pagination(hasMore: more, postback: postback)
+    }
+
+    mutating func sections(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> [Section] {
+        let elements = try array(value, at: path)
+        var sections: [Section] = []
+        sections.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            sections.append(try section(element, at: path / index))
+        }
+        return sections
+    }
+
+    mutating func section(_ value: JSONValue, at path: JSONPointer) throws(ContractError) -> Section {
+        let object = try self.object(value, at: path)
+        let (id, generated) = identifier(object["id"], at: path, prefix: "section")
+        let title = try optionalString(object["title"], at: path / "title")
+        let widgets = try self.widgets(object["widgets"], at: path / "widgets")
+        return Section(id: id, title: title, widgets: widgets, isGeneratedID: generated)
+    }
+
+    // MARK: Widgets (lenient: problems become diagnostics)
+
+    mutating func widgets(_ value: JSONValue?, at path: JSONPointer) throws(ContractError)
+        -> [Widget]
+    {
+        guard let value, !value.isNull else { return [] }
+        let elements = try array(value, at: path)
+        var widgets: [Widget] = []
+        widgets.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            if let widget = widget(element, at: path / index) { widgets.append(widget) }
+        }
+        return widgets
+    }
+
+    /// The backend id when it is a non-empty string, else `prefix@codingPath`.
+    mutating func identifier(_ value: JSONValue?, at path: JSONPointer, prefix: String) -> (String, Bool) {
+        if case .string(let id)? = value, !id.isEmpty { return (id, false) }
+        if let value, !value.isNull {
+            diagnostics.append(
+                .warning(
+                    "invalid_id", path / "id",
+                    "id must be a non-empty string, found \(value.typeName); a generated id is used"))
+        }
+        return (prefix + "@" + codingPath(path), true)
+    }
+
+    mutating func widget(_ value: JSONValue, at path: JSONPointer) -> Widget? {
+        guard case .object(let object) = value else {
+            diagnostics.append(.error("invalid_widget", path, "a widget must be an object, found \(value.typeName)"))
+            return nil
+        }
+        guard case .string(let type)? = object["type"], !type.isEmpty else {
+            let (id, generated) = identifier(object["id"], at: path, prefix: "widget")
+            diagnostics.append(
+                .error("invalid_widget", path / "type", widgetID: id, "a widget needs a non-empty string type"))
+            return Widget(
+                id: id, type: "", content: object["content"] ?? .object(JSONObject()),
+                rendering: .placeholder(code: "invalid_widget"), isGeneratedID: generated)
+        }
+        let (id, generated) = identifier(object["id"], at: path, prefix: type)
+        let content = object["content"] ?? .object(JSONObject())
+        var rendering = Widget.Rendering.content
+        if let spec = catalog[type] {
+            if let problem = spec.check(content: content, at: path / "content", widgetID: id) {
+                diagnostics.append(problem)
+                rendering = .placeholder(code: problem.code)
+            }
+        } else {
+            diagnostics.append(
+                .warning("unknown_widget_type", path / "type", widgetID: id, "unknown widget type \"\(type)\""))
+            rendering = .unknownType
+        }
+        var widget = Widget(id: id, type: type, content: content, rendering: rendering, isGeneratedID: generated)
+        if let actions = object["actions"] {
+            widget.actions = self.actions(actions, at: path / "actions", widgetID: id)
+        }
+        if let children = object["children"], !children.isNull {
+            if case .array(let elements) = children {
+                widget.children.reserveCapacity(elements.count)
+                for (index, element) in elements.enumerated() {
+                    if let child = self.widget(element, at: path / "children" / index) {
+                        widget.children.append(child)
+                    }
+                }
+            } else {
+                diagnostics.append(
+                    .error(
+                        "invalid_widget", path / "children", widgetID: id,
+                        "children must be an array, found \(children.typeName)"))
+            }
+        }
+        return widget
+    }
+
+    // MARK: Actions
+
+    mutating func actions(_ value: JSONValue, at path: JSONPointer, widgetID: String) -> [String: Action] {
+        guard case .object(let object) = value else {
+            diagnostics.append(
+                .error(
+                    "invalid_action", path, widgetID: widgetID,
+                    "actions must be an object of event name to action, found \(value.typeName)"))
+            return [:]
+        }
+        var actions: [String: Action] = [:]
+        for member in object.members {
+            if let action = action(member.value, at: path / member.key, widgetID: widgetID) {
+                actions[member.key] = action
+            }
+        }
+        return actions
+    }
+
+    /// One action; `nil` (with an `invalid_action` error) when it lacks what its type requires.
+    mutating func action(_ value: JSONValue, at path: JSONPointer, widgetID: String?) -> Action? {
+        guard case .object(let object) = value else {
+            diagnostics.append(
+                .error("invalid_action", path, widgetID: widgetID, "an action must be an object, found \(value.typeName)"))
+            return nil
+        }
+        guard case .string(let type)? = object["type"] else {
+            diagnostics.append(
+                .error("invalid_action", path / "type", widgetID: widgetID, "an action needs a string type"))
+            return nil
+        }
+        func requiredString(_ key: String) -> String? {
+            if case .string(let string)? = object[key], !string.isEmpty { return string }
+            return nil
+        }
+        func missing(_ key: String) -> Action? {
+            diagnostics.append(
+                .error(
+                    "invalid_action", path / key, widgetID: widgetID,
+                    "\(type) action requires a non-empty string \"\(key)\""))
+            return nil
+        }
+        switch type {
+        case ActionType.toast:
+            guard let message = requiredString("message") else { return missing("message") }
+            return .toast(message: message)
+        case ActionType.dismiss:
+            return .dismiss
+        case ActionType.refreshPage:
+            return .refreshPage
+        case ActionType.openBottomSheet:
+            guard let pageID = requiredString("pageID") else { return missing("pageID") }
+            var parameters: [String: String] = [:]
+            if case .object(let given)? = object["parameters"] {
+                for member in given.members {
+                    if case .string(let text) = member.value {
+                        parameters[member.key] = text
+                    } else {
+                        diagnostics.append(
+                            .error(
+                                "invalid_action", path / "parameters" / member.key, widgetID: widgetID,
+                                "page parameters are strings, found \(member.value.typeName)"))
+                    }
+                }
+            }
+            return .openBottomSheet(pageID: pageID, parameters: parameters)
+        case ActionType.api:
+            guard let name = requiredString("name") else { return missing("name") }
+            return .api(name: name, payload: object["payload"])
+        case ActionType.deeplink:
+            guard let url = requiredString("url") else { return missing("url") }
+            return .deeplink(url: url)
+        default:
+            diagnostics.append(
+                .warning("unknown_action_type", path / "type", widgetID: widgetID, "unknown action type \"\(type)\""))
+            return .unknown(type: type, body: object)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// A JSON object that keeps its members in source order. Keys are unique (the parser rejects duplicates).
+///
+/// Lookup is a linear scan: widget content objects are small, and the scan beats hashing for them.
+public struct JSONObject: Sendable, Hashable {
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public private(set) var members: [Member]
+
+    public init(_ members: [Member] = []) {
+        self.members = members
+    }
+
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    public var keys: [String] { members.map(\.key) }
+
+    /// The value for `key`; assigning `nil` removes the member, assigning a new key appends it.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            for member in members where member.key == key { return member.value }
+            return nil
+        }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append(Member(key: key, value: newValue))
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+extension PageModel {
+    /// The document after `mutation`. Pure: `self` is unchanged.
+    ///
+    /// - Throws: ``ContractError`` `mutation_target_not_found` when `replaceWidget` or `removeWidget` names an id
+    ///   that is not in the document — never a silent no-op.
+    /// - Note: section and widget ids that collide with ones already in the document are renamed by the id rule
+    ///   (`id#2`, …) and reported in `diagnostics` as `duplicate_id` errors.
+    public func applying(_ mutation: PageMutation, diagnostics: inout [Diagnostic]) throws(ContractError)
+        -> PageModel
+    {
+        var page = self
+        switch mutation {
+        case .replacePage(let replacement):
+            return replacement
+        case .appendSections(let sections):
+            let added = page.adopt(sections, diagnostics: &diagnostics)
+            page.sections.append(contentsOf: added)
+        case .prependSections(let sections):
+            let added = page.adopt(sections, diagnostics: &diagnostics)
+            page.sections.insert(contentsOf: added, at: 0)
+        case .replaceWidget(let id, var widget):
+            guard let location = page.locate(id) else { throw Self.notFound(id, "replaceWidget") }
+            if widget.id != id, location.isTopLevel {
+                var ids = UniqueIDs(page.topLevelWidgetIDs)
+                ids.release(id)
+                let claimed = ids.claim(widget.id)
+                if claimed != widget.id {
+                    diagnostics.append(
+                        .error(
+                            "duplicate_id", "/widget/id", widgetID: claimed,
+                            "id \"\(widget.id)\" is already used on the page; renamed to \"\(claimed)\""))
+                    widget.id = claimed
+                }
+            }
+            page.modify(at: location) { $0 = widget }
+        case .removeWidget(let id):
+            guard let location = page.locate(id) else { throw Self.notFound(id, "removeWidget") }
+            page.modify(at: location) { $0 = nil }
+        }
+        return page
+    }
+
+    /// The document after `mutation`, discarding rename diagnostics.
+    public func applying(_ mutation: PageMutation) throws(ContractError) -> PageModel {
+        var diagnostics: [Diagnostic] = []
+        return try applying(mutation, diagnostics: &diagnostics)
+    }
+
+    /// The document after appending a `nextPage` chunk: its sections (ids made unique against this document) and
+    /// its pagination.
+    public func appending(_ next: NextPage, diagnostics: inout [Diagnostic]) -> PageModel {
+        var page = self
+        page.sections.append(contentsOf: page.adopt(next.sections, diagnostics: &diagnostics))
+        page.pagination = next.pagination
+        return page
+    }
+
+    static func notFound(_ id: String, _ type: String) -> ContractError {
+        ContractError(
+            code: "mutation_target_not_found", path: "/id",
+            message: "\(type): no widget with id \"\(id)\" in the document")
+    }
+
+    /// Every top-level widget id, in document order.
+    public var topLevelWidgetIDs: [String] {
+        var ids = header.map(\.id)
+        for section in sections { ids.append(contentsOf: section.widgets.map(\.id)) }
+        ids.append(contentsOf: footer.map(\.id))
+        return ids
+    }
+
+    /// Renames incoming section and widget ids that collide with this document's.
+    func adopt(_ sections: [Section], diagnostics: inout [Diagnostic]) -> [Section] {
+        var sectionIDs = UniqueIDs(self.sections.map(\.id))
+        var widgetIDs = UniqueIDs(topLevelWidgetIDs)
+        var adopted = sections
+        for index in adopted.indices {
+            let original = adopted[index].id
+            adopted[index].id = sectionIDs.claim(original)
+            if adopted[index].id != original {
+                diagnostics.append(
+                    .error(
+                        "duplicate_id", JSONPointer.root / "sections" / index / "id",
+                        "section id \"\(original)\" is already in the document; renamed to \"\(adopted[index].id)\""))
+            }
+            for widgetIndex in adopted[index].widgets.indices {
+                let widgetID = adopted[index].widgets[widgetIndex].id
+                let claimed = widgetIDs.claim(widgetID)
+                if claimed != widgetID {
+                    adopted[index].widgets[widgetIndex].id = claimed
+                    diagnostics.append(
+                        .error(
+                            "duplicate_id", JSONPointer.root / "sections" / index / "widgets" / widgetIndex / "id", widgetID: claimed,
+                            "widget id \"\(widgetID)\" is already on the page; renamed to \"\(claimed)\""))
+                }
+            }
+        }
+        return adopted
+    }
+}

@@ -1,2 +1,0 @@
-/// placeholder
-public enum PageModelModule {}

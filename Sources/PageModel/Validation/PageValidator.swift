@@ -1,0 +1,129 @@
+/// The lint rules the server (at load and reload) and `flow-bff check` apply to a decoded page, on top of the
+/// decoder's own diagnostics. Rules and codes are listed in `docs/contract.md`.
+public struct PageValidator: Sendable {
+    /// Size budgets; every one is an `error` when exceeded.
+    public struct Budgets: Sendable, Hashable {
+        /// Deepest nesting of `children` below a top-level widget. Default 8.
+        public var maximumChildDepth: Int = 8
+        /// Widgets in one section, children included. Default 1,000.
+        public var maximumWidgetsPerSection: Int = 1_000
+        /// Sections in one page. Default 100,000 (pagination keeps serving cost flat).
+        public var maximumSections: Int = 100_000
+        /// Encoded bytes of one widget's `content`. Default 64 KiB.
+        public var maximumContentBytes: Int = 65_536
+
+        public init() {}
+    }
+
+    public var catalog: WidgetCatalog
+    public var budgets: Budgets
+
+    public init(catalog: WidgetCatalog = .standard, budgets: Budgets = Budgets()) {
+        self.catalog = catalog
+        self.budgets = budgets
+    }
+
+    /// Lint diagnostics for `page`, with paths rooted at `path` (e.g. `/page`).
+    public func validate(_ page: PageModel, at path: JSONPointer = "/page") -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        if page.isEmpty, page.pagination != nil {
+            diagnostics.append(
+                .error(
+                    "pagination_on_empty_page", path / "pagination",
+                    "an empty page must not carry pagination: clients show .empty and never ask for more"))
+        }
+        if page.sections.count > budgets.maximumSections {
+            diagnostics.append(
+                .error(
+                    "budget_exceeded", path / "sections",
+                    "\(page.sections.count) sections exceed the budget of \(budgets.maximumSections)"))
+        }
+        for (index, widget) in page.header.enumerated() {
+            check(widget, at: path / "header" / index, depth: 0, into: &diagnostics)
+        }
+        for (sectionIndex, section) in page.sections.enumerated() {
+            let sectionPath = path / "sections" / sectionIndex
+            diagnostics.append(contentsOf: validate(section, at: sectionPath))
+        }
+        for (index, widget) in page.footer.enumerated() {
+            check(widget, at: path / "footer" / index, depth: 0, into: &diagnostics)
+        }
+        return diagnostics
+    }
+
+    /// Lint diagnostics for one section (also used for `nextPage` chunks and mutation payloads).
+    public func validate(_ section: Section, at path: JSONPointer) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        if section.widgets.isEmpty {
+            diagnostics.append(.warning("empty_section", path / "widgets", "section \"\(section.id)\" has no widgets"))
+        }
+        let count = section.widgets.reduce(0) { $0 + $1.subtreeCount }
+        if count > budgets.maximumWidgetsPerSection {
+            diagnostics.append(
+                .error(
+                    "budget_exceeded", path / "widgets",
+                    "\(count) widgets exceed the per-section budget of \(budgets.maximumWidgetsPerSection)"))
+        }
+        for (index, widget) in section.widgets.enumerated() {
+            check(widget, at: path / "widgets" / index, depth: 0, into: &diagnostics)
+        }
+        return diagnostics
+    }
+
+    /// Lint diagnostics for one widget subtree.
+    public func validate(_ widget: Widget, at path: JSONPointer) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        check(widget, at: path, depth: 0, into: &diagnostics)
+        return diagnostics
+    }
+
+    func check(_ widget: Widget, at path: JSONPointer, depth: Int, into diagnostics: inout [Diagnostic]) {
+        if depth > budgets.maximumChildDepth {
+            diagnostics.append(
+                .error(
+                    "nesting_too_deep", path, widgetID: widget.id,
+                    "children nest deeper than \(budgets.maximumChildDepth) levels"))
+            return
+        }
+        if case .object(let object) = widget.content, object.count > 0 {
+            let size = JSONWriter().write(widget.content).count
+            if size > budgets.maximumContentBytes {
+                diagnostics.append(
+                    .error(
+                        "budget_exceeded", path / "content", widgetID: widget.id,
+                        "content is \(size) bytes, over the budget of \(budgets.maximumContentBytes)"))
+            }
+        }
+        if let spec = catalog[widget.type] {
+            switch spec.children {
+            case .none where !widget.children.isEmpty:
+                diagnostics.append(
+                    .warning(
+                        "unexpected_children", path / "children", widgetID: widget.id,
+                        "\(widget.type) does not take children; clients ignore them"))
+            case .required where widget.children.isEmpty:
+                diagnostics.append(
+                    .error(
+                        "missing_children", path / "children", widgetID: widget.id,
+                        "\(widget.type) is a container and needs at least one child"))
+            default: break
+            }
+            for event in widget.actions.keys.sorted() where !spec.events.contains(event) {
+                diagnostics.append(
+                    .warning(
+                        "unsupported_event", path / "actions" / event, widgetID: widget.id,
+                        "\(widget.type) never fires \"\(event)\"; it fires \(spec.events.isEmpty ? "no events" : spec.events.joined(separator: ", "))"
+                    ))
+            }
+        }
+        if widget.isGeneratedID, !widget.actions.isEmpty {
+            diagnostics.append(
+                .warning(
+                    "interactive_widget_without_id", path / "id", widgetID: widget.id,
+                    "widget has actions but no backend id; its state key changes whenever the page layout does"))
+        }
+        for (index, child) in widget.children.enumerated() {
+            check(child, at: path / "children" / index, depth: depth + 1, into: &diagnostics)
+        }
+    }
+}
