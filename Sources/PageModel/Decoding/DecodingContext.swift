@@ -197,7 +197,8 @@ struct DecodingContext {
     mutating func action(_ value: JSONValue, at path: JSONPointer, widgetID: String?) -> Action? {
         guard case .object(let object) = value else {
             diagnostics.append(
-                .error("invalid_action", path, widgetID: widgetID, "an action must be an object, found \(value.typeName)"))
+                .error(
+                    "invalid_action", path, widgetID: widgetID, "an action must be an object, found \(value.typeName)"))
             return nil
         }
         guard case .string(let type)? = object["type"] else {

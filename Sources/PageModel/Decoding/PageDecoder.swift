@@ -42,8 +42,7 @@ public struct PageDecoder: Sendable {
     }
 
     /// Decodes an `actionResponse` envelope.
-    public func decodeActionResponse(_ bytes: some Collection<UInt8>) throws(ContractError) -> Decoded<ActionResponse>
-    {
+    public func decodeActionResponse(_ bytes: some Collection<UInt8>) throws(ContractError) -> Decoded<ActionResponse> {
         let decoded = try decodeEnvelope(bytes)
         guard case .actionResponse(let response) = decoded.value else {
             throw Self.unexpectedKind(decoded.value, .actionResponse)
@@ -95,7 +94,8 @@ public struct PageDecoder: Sendable {
             reader.dedupe(&sections, at: "/sections", using: &ids)
             var widgetIDs = UniqueIDs()
             for index in sections.indices {
-                reader.dedupe(&sections[index].widgets, at: JSONPointer.root / "sections" / index / "widgets",
+                reader.dedupe(
+                    &sections[index].widgets, at: JSONPointer.root / "sections" / index / "widgets",
                     using: &widgetIDs)
             }
             envelope = .nextPage(NextPage(sections: sections, pagination: pagination))
@@ -107,8 +107,7 @@ public struct PageDecoder: Sendable {
 
     /// Decodes a bare page object (the `page` member of an envelope, or an authored page file), with its
     /// diagnostics rooted at `path`.
-    public func decodePage(json: JSONValue, at path: JSONPointer = .root) throws(ContractError) -> Decoded<PageModel>
-    {
+    public func decodePage(json: JSONValue, at path: JSONPointer = .root) throws(ContractError) -> Decoded<PageModel> {
         var reader = DecodingContext(catalog: catalog)
         let page = try reader.page(json, at: path)
         return Decoded(page, reader.diagnostics)

@@ -74,9 +74,15 @@ private struct Reader {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw error("unexpected character '\(Self.printable(bytes[index]))'")
         }
@@ -115,7 +121,10 @@ private struct Reader {
             let key = try parseString()
             if members.count >= 8 {
                 if seen == nil { seen = Set(members.map(\.key)) }
-                if !seen!.insert(key).inserted { index = keyStart; throw error("duplicate key \"\(key)\"") }
+                if !seen!.insert(key).inserted {
+                    index = keyStart
+                    throw error("duplicate key \"\(key)\"")
+                }
             } else if members.contains(where: { $0.key == key }) {
                 index = keyStart
                 throw error("duplicate key \"\(key)\"")
@@ -206,7 +215,10 @@ private struct Reader {
                 position += 1
                 continue
             }
-            guard position + 1 < raw.count else { index = start + position; throw error("invalid escape") }
+            guard position + 1 < raw.count else {
+                index = start + position
+                throw error("invalid escape")
+            }
             let escaped = raw[position + 1]
             position += 2
             switch escaped {

@@ -90,7 +90,8 @@ extension PageModel {
                     adopted[index].widgets[widgetIndex].id = claimed
                     diagnostics.append(
                         .error(
-                            "duplicate_id", JSONPointer.root / "sections" / index / "widgets" / widgetIndex / "id", widgetID: claimed,
+                            "duplicate_id", JSONPointer.root / "sections" / index / "widgets" / widgetIndex / "id",
+                            widgetID: claimed,
                             "widget id \"\(widgetID)\" is already on the page; renamed to \"\(claimed)\""))
                 }
             }
