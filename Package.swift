@@ -22,7 +22,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // The wire contract: Codable value types, lenient decoding, ids, mutations, lint. No I/O.
-        .target(name: "PageModel", swiftSettings: strict),
+        .target(name: "PageModel", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // HTTP/1.1 over sockets and Dispatch. Knows nothing about pages.
         .target(name: "HTTPCore", dependencies: ["CZlib"], swiftSettings: strict),
         // The application: catalog, routes, pagination, actions, mock features.

@@ -34,10 +34,9 @@ public enum JSONValue: Sendable, Hashable {
 
     /// The number as an `Int` when it is integral and representable.
     public var intValue: Int? {
-        guard case .number(let number) = self, number.rounded(.towardZero) == number,
-            number >= -9_007_199_254_740_992, number <= 9_007_199_254_740_992
+        guard case .number(let number) = self, number >= -9_007_199_254_740_992, number <= 9_007_199_254_740_992
         else { return nil }
-        return Int(number)
+        return Int(exactly: number)
     }
 
     public var boolValue: Bool? {

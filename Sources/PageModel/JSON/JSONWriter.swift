@@ -43,8 +43,8 @@ public struct JSONWriter: Sendable {
     }
 
     static func appendNumber(_ number: Double, to output: inout [UInt8]) {
-        if number.rounded(.towardZero) == number, abs(number) < 1e15 {
-            output.append(contentsOf: String(Int64(number)).utf8)
+        if abs(number) < 1e15, let integer = Int64(exactly: number) {
+            output.append(contentsOf: String(integer).utf8)
         } else if number.isFinite {
             output.append(contentsOf: "\(number)".utf8)
         } else {
