@@ -1,0 +1,177 @@
+/// Pre-rendered byte strings of the response path.
+enum StatusLines {
+    static let crlf: [UInt8] = [0x0D, 0x0A]
+    static let continue100 = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let lastChunk = Array("0\r\n\r\n".utf8)
+    static let contentLength = Array("Content-Length: ".utf8)
+    static let chunked = Array("Transfer-Encoding: chunked\r\n".utf8)
+    static let gzip = Array("Content-Encoding: gzip\r\n".utf8)
+    static let vary = Array("Vary: Accept-Encoding\r\n".utf8)
+    static let close = Array("Connection: close\r\n".utf8)
+    static let keepAlive = Array("Connection: keep-alive\r\n".utf8)
+    static let ok = Array("HTTP/1.1 200 OK\r\n".utf8)
+    static let overLimit = Array(
+        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 99\r\n"
+            + "Connection: close\r\n\r\n"
+            + "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"code\":\"too-many-connections\"}")
+            .utf8)
+
+    private static let common: [Int: [UInt8]] = {
+        var lines: [Int: [UInt8]] = [:]
+        for code in [100, 200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308] + Array(400...431) + Array(500...505) {
+            let reason = HTTPStatus.defaultReason(for: code)
+            if !reason.isEmpty { lines[code] = Array("HTTP/1.1 \(code) \(reason)\r\n".utf8) }
+        }
+        return lines
+    }()
+
+    static func line(for status: HTTPStatus) -> [UInt8] {
+        if status.code == 200 && status.reasonPhrase == "OK" { return ok }
+        if let line = common[status.code], status.reasonPhrase == HTTPStatus.defaultReason(for: status.code) {
+            return line
+        }
+        let reason = status.reasonPhrase.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F } ? status.reasonPhrase : ""
+        return Array("HTTP/1.1 \(status.code) \(reason)\r\n".utf8)
+    }
+}
+
+extension Connection {
+    /// Serialises `response` for the request described by `info` into the output queue and updates the phase.
+    /// Returns the head and body byte counts queued.
+    @discardableResult
+    func send(_ response: HTTPResponse, _ info: RequestInfo) -> (head: Int, body: Int) {
+        var keepAlive = info.keepAlive
+        let isHead = info.method == .head
+        var status = response.status
+        if status.code < 200 || status.code > 999 {
+            loop.logger.error("handler returned invalid final status \(status.code) for \(info.method) \(info.target)")
+            return send(HTTPError.internalError.makeResponse(), info)
+        }
+        for field in response.headers where field.name.utf8.count == 10 {
+            if field.name.asciiCaseInsensitiveEquals("connection") && field.value.asciiCaseInsensitiveEquals("close") {
+                keepAlive = false
+            }
+        }
+
+        var preparedHead: [UInt8]?
+        var storageBody: ByteStorage?
+        var bytesBody: [UInt8]?
+        var contentLength: Int?
+        var gzip = false
+        var vary = false
+        var chunked = false
+        var stream: (@Sendable (HTTPBodyWriter) -> Void)?
+
+        switch response.body {
+        case .empty:
+            contentLength = status.forbidsBody ? nil : 0
+        case .bytes(let bytes):
+            if !status.forbidsBody {
+                var body = bytes
+                let compression = loop.configuration.compression
+                if compression.enabled && bytes.count >= compression.minimumSize
+                    && !response.headers.contains("Content-Encoding")
+                    && compression.isCompressible(contentType: response.headers["Content-Type"])
+                {
+                    vary = true
+                    if AcceptEncoding.prefersGzip(info.headers["Accept-Encoding"]) {
+                        body = bytes.withUnsafeBytes { loop.compressor.compress($0) }
+                        gzip = true
+                    }
+                }
+                contentLength = body.count
+                if !isHead { bytesBody = body }
+            }
+        case .prepared(let prepared):
+            let useGzip = prepared.gzip != nil && AcceptEncoding.prefersGzip(info.headers["Accept-Encoding"])
+            if status.code == 200 && (info.method == .get || isHead),
+                let ifNoneMatch = info.headers["If-None-Match"], prepared.matches(ifNoneMatch: ifNoneMatch)
+            {
+                status = .notModified
+                preparedHead = useGzip ? prepared.gzipNotModifiedHead : prepared.identityNotModifiedHead
+            } else if !status.forbidsBody {
+                preparedHead = useGzip ? prepared.gzipHead : prepared.identityHead
+                if !isHead { storageBody = useGzip ? prepared.gzip : prepared.identity }
+            }
+        case .stream(let start):
+            if !status.forbidsBody {
+                if info.version.minor >= 1 { chunked = true } else { keepAlive = false }
+                if !isHead { stream = start }
+            }
+        }
+
+        let before = output.pendingBytes
+        output.append(StatusLines.line(for: status))
+        output.append(loop.date.line)
+        if !loop.serverLine.isEmpty { output.append(loop.serverLine) }
+        if let preparedHead { output.append(preparedHead) }
+        if let contentLength {
+            output.append(StatusLines.contentLength)
+            output.appendDecimal(contentLength)
+            output.append(StatusLines.crlf)
+        }
+        if chunked { output.append(StatusLines.chunked) }
+        if gzip { output.append(StatusLines.gzip) }
+        if vary { output.append(StatusLines.vary) }
+        for field in response.headers { appendUserField(field) }
+        if info.version.minor >= 1 {
+            if !keepAlive { output.append(StatusLines.close) }
+        } else if keepAlive {
+            output.append(StatusLines.keepAlive)
+        }
+        output.append(StatusLines.crlf)
+        let headLength = output.pendingBytes - before
+        if let storageBody { output.append(storageBody) }
+        if let bytesBody { output.append(bytesBody) }
+        let bodyLength = output.pendingBytes - before - headLength
+
+        loop.served.add(1, ordering: .relaxed)
+        if loop.logger.wantsAccessLog {
+            loop.logger.access(
+                HTTPAccessLogEntry(
+                    method: info.method, target: info.target, version: info.version, status: status.code,
+                    bodyBytes: bodyLength, remoteAddress: info.remoteAddress,
+                    durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start))
+        }
+
+        if let stream {
+            phase = .waiting
+            current = RequestInfo(
+                method: info.method, version: info.version, keepAlive: keepAlive, headers: HTTPFields(),
+                target: info.target, remoteAddress: info.remoteAddress, start: info.start)
+            streamChunked = chunked
+            let sequence = self.sequence
+            let bound = LoopBound(value: self)
+            let loop = self.loop
+            let writer = HTTPBodyWriter { action in
+                loop.execute { bound.value.streamAction(sequence, action) }
+            }
+            stream(writer)
+        } else if !keepAlive {
+            phase = .closing
+        }
+        return (headLength, bodyLength)
+    }
+
+    /// Appends a user header unless the server manages it or it is malformed.
+    private func appendUserField(_ field: HTTPFields.Field) {
+        let name = field.name
+        switch name.utf8.count {
+        case 4 where name.asciiCaseInsensitiveEquals("date"): return
+        case 10 where name.asciiCaseInsensitiveEquals("connection"): return
+        case 14 where name.asciiCaseInsensitiveEquals("content-length"): return
+        case 17 where name.asciiCaseInsensitiveEquals("transfer-encoding"): return
+        default: break
+        }
+        guard !name.isEmpty, name.utf8.allSatisfy(Byte.isTChar),
+            field.value.utf8.allSatisfy({ ($0 >= 0x20 || $0 == Byte.tab) && $0 != 0x7F })
+        else {
+            loop.logger.error("dropped malformed response header field \(name.debugDescription)")
+            return
+        }
+        output.append(name)
+        output.append(": ")
+        output.append(field.value)
+        output.append(StatusLines.crlf)
+    }
+}

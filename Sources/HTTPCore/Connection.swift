@@ -1,0 +1,423 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the connection remembers about the request being answered.
+struct RequestInfo {
+    var method: HTTPMethod
+    var version: HTTPVersion
+    var keepAlive: Bool
+    var headers: HTTPFields
+    var target: String
+    var remoteAddress: String?
+    var start: UInt64
+
+    static func forError(remoteAddress: String?) -> RequestInfo {
+        RequestInfo(
+            method: .get, version: .http1_1, keepAlive: false, headers: HTTPFields(), target: "",
+            remoteAddress: remoteAddress, start: 0)
+    }
+}
+
+/// One client connection: a thin I/O shell around ``HTTPParser`` and ``OutputQueue``, confined to its loop.
+final class Connection {
+    enum Phase {
+        /// Parsing and answering requests.
+        case reading
+        /// A deferred reply, streamed body or drip is in progress; later requests wait.
+        case waiting
+        /// Close once the output is flushed.
+        case closing
+        /// Write side shut down; discarding input until EOF or the linger deadline.
+        case lingering
+        case closed
+    }
+
+    enum DeadlineKind {
+        case none
+        case header
+        case body
+        case idle
+        case write
+        case linger
+    }
+
+    static let outputHighWater = 1024 * 1024
+    static let lingerTime: UInt64 = 2_000_000_000
+
+    let fd: Int32
+    unowned let loop: EventLoop
+    let remoteAddress: String?
+    var parser: HTTPParser
+    var output = OutputQueue()
+    var phase = Phase.reading
+    var requestsServed = 0
+    /// Incremented for every request; stale deferred completions are ignored.
+    var sequence: UInt64 = 0
+    var current: RequestInfo?
+    var deadlineKind = DeadlineKind.header
+    var deadline: UInt64
+    var interest: UInt32 = Linux.EPOLLIN
+    var peerClosed = false
+    var lingerOnClose = false
+    var streamChunked = false
+    var drip: (bytes: [UInt8], offset: Int, chunkSize: Int, interval: UInt64)?
+
+    init(fd: Int32, loop: EventLoop, remoteAddress: String?) {
+        self.fd = fd
+        self.loop = loop
+        self.remoteAddress = remoteAddress
+        self.parser = HTTPParser(limits: loop.configuration.limits)
+        self.deadline = loop.now &+ loop.headerTimeout
+    }
+
+    /// No request in progress and nothing to send.
+    var isIdle: Bool { phase == .reading && parser.isAtRequestBoundary && output.isEmpty }
+
+    // MARK: Events
+
+    func handle(events: UInt32) {
+        if events & Linux.EPOLLERR != 0 {
+            close()
+            return
+        }
+        if events & Linux.EPOLLOUT != 0 {
+            onWritable()
+            if phase == .closed { return }
+        }
+        if events & (Linux.EPOLLIN | Linux.EPOLLHUP) != 0 {
+            if interest & Linux.EPOLLIN == 0 {
+                // Hang-up while not reading (deferred reply pending): the peer is gone.
+                if events & Linux.EPOLLHUP != 0 { close() }
+                return
+            }
+            onReadable()
+        }
+    }
+
+    private func onReadable() {
+        let result: IOResult
+        do {
+            result = try System.read(fd, loop.readBuffer.baseAddress!, loop.readBuffer.count)
+        } catch {
+            close()
+            return
+        }
+        guard case .processed(let count) = result else { return }
+        if phase == .lingering {
+            if count == 0 { close() }
+            return
+        }
+        if count == 0 {
+            peerClosed = true
+            if phase == .reading {
+                processRequests()
+            } else {
+                updateInterest()
+            }
+            return
+        }
+        parser.append(UnsafeRawBufferPointer(start: loop.readBuffer.baseAddress, count: count))
+        if phase == .reading { processRequests() } else { updateInterest() }
+    }
+
+    private func onWritable() {
+        let before = output.pendingBytes
+        flush()
+        guard phase != .closed else { return }
+        if output.pendingBytes < before { deadline = loop.now &+ loop.writeTimeout }
+        if phase == .reading && output.pendingBytes < Connection.outputHighWater && parser.bufferedByteCount > 0 {
+            processRequests()
+        }
+    }
+
+    // MARK: Requests
+
+    /// Parses and answers buffered requests in order until more bytes are needed or the connection waits.
+    func processRequests() {
+        while phase == .reading && output.pendingBytes < Connection.outputHighWater {
+            let event: HTTPParser.Event?
+            do {
+                event = try parser.next()
+            } catch {
+                lingerOnClose = true
+                send(error.makeResponse(), RequestInfo.forError(remoteAddress: remoteAddress))
+                break
+            }
+            guard let event else { break }
+            switch event {
+            case .expectContinue:
+                output.append(StatusLines.continue100)
+            case .request(var request):
+                request.remoteAddress = remoteAddress
+                handle(request)
+            }
+        }
+        if phase == .reading && peerClosed { phase = .closing }
+        flush()
+    }
+
+    private func handle(_ request: HTTPRequest) {
+        sequence &+= 1
+        requestsServed += 1
+        let info = RequestInfo(
+            method: request.method, version: request.version,
+            keepAlive: request.wantsKeepAlive && requestsServed < loop.configuration.limits.maxRequestsPerConnection
+                && !loop.draining,
+            headers: request.headers, target: loop.logger.wantsAccessLog ? request.target : "",
+            remoteAddress: remoteAddress, start: loop.logger.wantsAccessLog ? System.monotonicNanoseconds() : 0)
+        let reply: HTTPReply
+        do {
+            reply = try loop.responder.respond(to: request)
+        } catch {
+            reply = .response(errorResponse(error, info))
+        }
+        perform(reply, info)
+    }
+
+    func errorResponse(_ error: any Error, _ info: RequestInfo) -> HTTPResponse {
+        if let error = error as? any HTTPResponseError { return error.makeResponse() }
+        loop.logger.error("handler failed for \(info.method) \(info.target): \(error)")
+        return HTTPError.internalError.makeResponse()
+    }
+
+    private func perform(_ reply: HTTPReply, _ info: RequestInfo) {
+        switch reply {
+        case .response(let response):
+            send(response, info)
+        case .deferred(let start):
+            phase = .waiting
+            current = info
+            let sequence = self.sequence
+            let bound = LoopBound(value: self)
+            let loop = self.loop
+            let promise = HTTPPromise { result in
+                loop.execute { bound.value.completeDeferred(sequence, result) }
+            }
+            start(promise)
+        case .fault(let fault):
+            perform(fault, info)
+        }
+    }
+
+    private func completeDeferred(_ sequence: UInt64, _ result: Result<HTTPReply, any Error>) {
+        guard phase == .waiting, sequence == self.sequence, let info = current, drip == nil else { return }
+        phase = .reading
+        current = nil
+        switch result {
+        case .success(let reply): perform(reply, info)
+        case .failure(let error): send(errorResponse(error, info), info)
+        }
+        resume()
+    }
+
+    /// Continues after a deferred reply, stream or drip finished.
+    private func resume() {
+        if phase == .reading {
+            processRequests()
+        } else {
+            flush()
+        }
+    }
+
+    // MARK: Faults
+
+    private func perform(_ fault: HTTPFault, _ info: RequestInfo) {
+        switch fault {
+        case .reset:
+            flush()
+            guard phase != .closed else { return }
+            var option = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+            close()
+        case .closeWithoutResponse:
+            phase = .closing
+        case .truncate(let response, let afterBytes):
+            var noGzip = info
+            noGzip.headers.remove("Accept-Encoding")
+            noGzip.keepAlive = false
+            let before = output.pendingBytes
+            let (head, _) = send(response, noGzip)
+            output.truncate(toPending: before + head + max(afterBytes, 0))
+            phase = .closing
+        case .drip(let response, let chunkSize, let interval):
+            // Render the whole response, then release it `chunkSize` bytes per `interval`.
+            var pending = OutputQueue()
+            swap(&pending, &output)
+            _ = send(response, info)
+            let after = phase
+            let bytes = output.drain()
+            swap(&pending, &output)
+            phase = .waiting
+            current = info
+            drip = (bytes, 0, max(chunkSize, 1), interval.nanoseconds)
+            dripNext(sequence: sequence, finalPhase: after)
+        }
+    }
+
+    private func dripNext(sequence: UInt64, finalPhase: Phase) {
+        guard phase == .waiting, sequence == self.sequence, var state = drip else { return }
+        let end = min(state.offset + state.chunkSize, state.bytes.count)
+        output.append(state.bytes[state.offset..<end])
+        state.offset = end
+        if end == state.bytes.count {
+            drip = nil
+            current = nil
+            phase = finalPhase == .closing ? .closing : .reading
+            resume()
+            return
+        }
+        drip = state
+        flush()
+        loop.schedule(after: state.interval) { [weak self] in
+            self?.dripNext(sequence: sequence, finalPhase: finalPhase)
+        }
+    }
+
+    // MARK: Streams
+
+    func streamAction(_ sequence: UInt64, _ action: HTTPBodyWriter.Action) {
+        guard phase == .waiting, sequence == self.sequence, let info = current else { return }
+        switch action {
+        case .write(let bytes):
+            if streamChunked {
+                output.appendHex(bytes.count)
+                output.append(StatusLines.crlf)
+                output.append(bytes)
+                output.append(StatusLines.crlf)
+            } else {
+                output.append(bytes)
+            }
+            flush()
+        case .finish:
+            current = nil
+            if streamChunked {
+                output.append(StatusLines.lastChunk)
+                phase = info.keepAlive ? .reading : .closing
+            } else {
+                phase = .closing
+            }
+            resume()
+        case .abort:
+            close()
+        }
+    }
+
+    // MARK: Output, deadlines, closing
+
+    /// Writes pending output; closes when done and closing.
+    func flush() {
+        if !output.isEmpty {
+            do {
+                _ = try output.write(to: fd, vectors: loop.vectors, capacity: loop.vectorCapacity)
+            } catch {
+                close()
+                return
+            }
+        }
+        if output.isEmpty && phase == .closing {
+            finishClosing()
+            return
+        }
+        updateInterest()
+        updateDeadline()
+    }
+
+    private func finishClosing() {
+        if lingerOnClose && !peerClosed {
+            // Half-close and drain, so a client still sending (e.g. a refused body) reads our answer
+            // instead of a reset (RFC 9112 §9.6).
+            _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+            phase = .lingering
+            deadlineKind = .linger
+            deadline = loop.now &+ Connection.lingerTime
+            updateInterest()
+        } else {
+            close()
+        }
+    }
+
+    func updateInterest() {
+        guard phase != .closed else { return }
+        var wanted: UInt32 = 0
+        let reading =
+            (phase == .reading && !peerClosed && output.pendingBytes < Connection.outputHighWater)
+            || phase == .lingering
+        if reading { wanted |= Linux.EPOLLIN }
+        if !output.isEmpty { wanted |= Linux.EPOLLOUT }
+        if wanted != interest {
+            interest = wanted
+            loop.setInterest(fd, wanted)
+        }
+    }
+
+    private func updateDeadline() {
+        let now = loop.now
+        func set(_ kind: DeadlineKind, _ timeout: UInt64) {
+            if deadlineKind != kind {
+                deadlineKind = kind
+                deadline = now &+ timeout
+            }
+        }
+        switch phase {
+        case .closed, .lingering:
+            return
+        case .waiting:
+            if output.isEmpty { deadlineKind = .none } else { set(.write, loop.writeTimeout) }
+        case .closing:
+            set(.write, loop.writeTimeout)
+        case .reading:
+            if !output.isEmpty {
+                set(.write, loop.writeTimeout)
+            } else if parser.isReadingBody {
+                set(.body, loop.bodyTimeout)
+            } else if parser.isAtRequestBoundary {
+                if requestsServed == 0 { set(.header, loop.headerTimeout) } else { set(.idle, loop.idleTimeout) }
+            } else {
+                set(.header, loop.headerTimeout)
+            }
+        }
+    }
+
+    /// Called by the loop's periodic sweep.
+    func checkDeadline(now: UInt64) {
+        guard deadlineKind != .none, now >= deadline else { return }
+        switch deadlineKind {
+        case .header where parser.bufferedByteCount > 0 || !parser.isAtRequestBoundary:
+            timeOut(.headerTimeout)
+        case .body:
+            timeOut(.bodyTimeout)
+        default:
+            close()
+        }
+    }
+
+    private func timeOut(_ error: HTTPParseError) {
+        guard phase == .reading else {
+            close()
+            return
+        }
+        _ = send(error.makeResponse(), RequestInfo.forError(remoteAddress: remoteAddress))
+        _ = try? output.write(to: fd, vectors: loop.vectors, capacity: loop.vectorCapacity)
+        close()
+    }
+
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        current = nil
+        drip = nil
+        loop.remove(self)
+        System.close(fd)
+    }
+
+    /// Answers 503 to a connection over ``HTTPServer/Configuration/Limits/maxConnections`` and closes it.
+    static func rejectOverLimit(_ fd: Int32) {
+        StatusLines.overLimit.withUnsafeBytes { bytes in
+            _ = try? System.nonBlockingCall("send") {
+                Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            }
+        }
+        System.close(fd)
+    }
+}

@@ -1,0 +1,303 @@
+/// How the body of a parsed request is framed.
+enum BodyFraming: Equatable {
+    case none
+    case length(Int)
+    case chunked
+}
+
+struct ParsedHead {
+    var request: HTTPRequest
+    var framing: BodyFraming
+    var expectContinue: Bool
+}
+
+/// Stateless parsing of a complete head (request line + field lines) held in a buffer.
+enum HeadParser {
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    static func string(_ pointer: Bytes, _ range: Range<Int>) -> String {
+        String(decoding: Bytes(rebasing: pointer[range]), as: UTF8.self)
+    }
+
+    static func parseHead(
+        _ p: Bytes, base: Int, lines: [Range<Int>], limits: HTTPParser.Limits
+    ) throws(HTTPParseError) -> ParsedHead {
+        let requestLine = lines[0]
+        let (method, target, version, path, query) = try parseRequestLine(
+            p, requestLine.lowerBound + base, requestLine.upperBound + base)
+
+        var headers = HTTPFields(reservingCapacity: lines.count - 1)
+        var hostCount = 0
+        var contentLength: Int?
+        var transferEncodingSeen = false
+        var chunkedCount = 0
+        var lastCodingIsChunked = false
+        var otherCoding = false
+        var expectContinue = false
+        var contentEncoding = false
+        var connectionClose = false
+        var connectionKeepAlive = false
+
+        for line in lines.dropFirst() {
+            let (nameRange, valueRange) = try parseFieldLine(p, line.lowerBound + base, line.upperBound + base)
+            let name = string(p, nameRange)
+            let value = string(p, valueRange)
+            switch nameRange.count {
+            case 4 where name.asciiCaseInsensitiveEquals("host"):
+                hostCount += 1
+                if hostCount > 1 { throw .duplicateHost }
+                for index in valueRange where !isHostByte(p[index]) { throw .invalidHost }
+            case 14 where name.asciiCaseInsensitiveEquals("content-length"):
+                let length = try parseContentLength(p, valueRange)
+                if let contentLength, contentLength != length { throw .conflictingContentLength }
+                contentLength = length
+            case 17 where name.asciiCaseInsensitiveEquals("transfer-encoding"):
+                transferEncodingSeen = true
+                var sawElement = false
+                for element in value.split(separator: ",") {
+                    let coding = element.trimmingOWS()
+                    if coding.isEmpty { continue }
+                    sawElement = true
+                    if coding.asciiCaseInsensitiveEquals("chunked") {
+                        chunkedCount += 1
+                        lastCodingIsChunked = true
+                    } else {
+                        guard coding.utf8.allSatisfy({ Byte.isTChar($0) }) else {
+                            // Parameters (`;`) or junk; parameters are not allowed on chunked either.
+                            if coding.lowercased().hasPrefix("chunked") { throw .invalidTransferEncoding }
+                            otherCoding = true
+                            lastCodingIsChunked = false
+                            continue
+                        }
+                        otherCoding = true
+                        lastCodingIsChunked = false
+                    }
+                }
+                if !sawElement { throw .invalidTransferEncoding }
+            case 6 where name.asciiCaseInsensitiveEquals("expect"):
+                guard value.asciiCaseInsensitiveEquals("100-continue") else { throw .expectationFailed }
+                expectContinue = true
+            case 16 where name.asciiCaseInsensitiveEquals("content-encoding"):
+                if !value.asciiCaseInsensitiveEquals("identity") { contentEncoding = true }
+            case 10 where name.asciiCaseInsensitiveEquals("connection"):
+                for element in value.split(separator: ",") {
+                    let token = element.trimmingOWS()
+                    if token.asciiCaseInsensitiveEquals("close") { connectionClose = true }
+                    if token.asciiCaseInsensitiveEquals("keep-alive") { connectionKeepAlive = true }
+                }
+            default:
+                break
+            }
+            headers.storage.append(HTTPFields.Field(name: name, value: value))
+        }
+
+        if version.minor >= 1 && hostCount == 0 { throw .missingHost }
+
+        var framing = BodyFraming.none
+        if transferEncodingSeen {
+            if version.minor == 0 { throw .transferEncodingInHTTP10 }
+            if contentLength != nil { throw .contentLengthWithTransferEncoding }
+            if chunkedCount > 1 || (chunkedCount == 1 && !lastCodingIsChunked) { throw .chunkedNotLast }
+            if otherCoding { throw .unsupportedTransferCoding }
+            framing = .chunked
+        } else if let contentLength {
+            if contentLength > limits.maxBodySize { throw .bodyTooLarge }
+            if contentLength > 0 { framing = .length(contentLength) }
+        }
+        if contentEncoding && framing != .none { throw .contentEncodingNotSupported }
+
+        var request = HTTPRequest(
+            method: method, target: target, path: path, query: query, version: version, headers: headers)
+        if version.minor >= 1 {
+            request.keepAliveHint = !connectionClose
+        } else {
+            request.keepAliveHint = connectionKeepAlive && !connectionClose
+        }
+        return ParsedHead(
+            request: request, framing: framing, expectContinue: expectContinue && framing != .none && version.minor >= 1)
+    }
+
+    static func parseTrailers(_ p: Bytes, base: Int, lines: [Range<Int>]) throws(HTTPParseError) -> HTTPFields {
+        var fields = HTTPFields(reservingCapacity: lines.count)
+        for line in lines {
+            let (nameRange, valueRange) = try parseFieldLine(p, line.lowerBound + base, line.upperBound + base)
+            fields.storage.append(HTTPFields.Field(name: string(p, nameRange), value: string(p, valueRange)))
+        }
+        return fields
+    }
+
+    /// Returns (method, target, version, path, query).
+    static func parseRequestLine(
+        _ p: Bytes, _ lineStart: Int, _ lineEnd: Int
+    ) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion, String, String?) {
+        var index = lineStart
+        while index < lineEnd && Byte.isTChar(p[index]) { index += 1 }
+        guard index < lineEnd else { throw index == lineStart ? .invalidMethod : .missingVersion }
+        guard index > lineStart else { throw p[index] == Byte.cr ? .bareCR : .invalidMethod }
+        guard p[index] == Byte.space else { throw p[index] == Byte.cr ? .bareCR : .invalidMethod }
+        let methodRange = lineStart..<index
+        index += 1
+        let targetStart = index
+        var question = -1
+        while index < lineEnd && p[index] != Byte.space {
+            let byte = p[index]
+            if byte <= 0x20 || byte >= 0x7F { throw byte == Byte.cr ? .bareCR : .invalidTarget }
+            if byte == Byte.hash { throw .invalidTarget }
+            if byte == Byte.question && question < 0 { question = index }
+            if byte == Byte.percent {
+                guard index + 2 < lineEnd, PercentDecoding.hexValue(p[index + 1]) != nil,
+                    PercentDecoding.hexValue(p[index + 2]) != nil
+                else { throw .invalidTarget }
+            }
+            index += 1
+        }
+        let targetEnd = index
+        guard targetEnd > targetStart else { throw .invalidRequestLine }
+        guard index < lineEnd else { throw .missingVersion }
+        index += 1
+        guard lineEnd - index == 8, p[index] == 0x48, p[index + 1] == 0x54, p[index + 2] == 0x54,
+            p[index + 3] == 0x50, p[index + 4] == Byte.slash, p[index + 6] == 0x2E,
+            case let major = p[index + 5] &- 0x30, major <= 9,
+            case let minor = p[index + 7] &- 0x30, minor <= 9
+        else {
+            for byte in p[index..<lineEnd] where byte == Byte.cr { throw .bareCR }
+            throw .invalidRequestLine
+        }
+        guard major == 1 else { throw .unsupportedVersion }
+        let version = HTTPVersion(major: 1, minor: Int(minor))
+
+        let method = makeMethod(p, methodRange)
+        let target = string(p, targetStart..<targetEnd)
+        if method == .connect { throw .connectNotSupported }
+
+        let path: String
+        var query: String?
+        if p[targetStart] == Byte.slash {
+            if question >= 0 {
+                path = string(p, targetStart..<question)
+                query = string(p, question + 1..<targetEnd)
+            } else {
+                path = target
+            }
+        } else if targetEnd - targetStart == 1 && p[targetStart] == Byte.star {
+            guard method == .options else { throw .invalidTarget }
+            path = "*"
+        } else {
+            // absolute-form: http(s)://authority[/path][?query]
+            guard let (pathStart, authorityEmpty) = absoluteFormPathStart(p, targetStart, targetEnd),
+                !authorityEmpty
+            else { throw .invalidTarget }
+            let pathEnd = question >= 0 ? question : targetEnd
+            path = pathStart < pathEnd ? string(p, pathStart..<pathEnd) : "/"
+            if question >= 0 { query = string(p, question + 1..<targetEnd) }
+        }
+        return (method, target, version, path, query)
+    }
+
+    /// For `scheme://authority/...` returns the index where the path starts and whether the authority is empty.
+    static func absoluteFormPathStart(_ p: Bytes, _ start: Int, _ end: Int) -> (Int, Bool)? {
+        var index = start
+        while index < end {
+            let byte = asciiLower(p[index])
+            if byte == Byte.colon { break }
+            guard (byte >= 0x61 && byte <= 0x7A) || (index > start && (byte == 0x2B || byte == 0x2D || byte == 0x2E))
+            else { return nil }
+            index += 1
+        }
+        let scheme = string(p, start..<index)
+        guard scheme.asciiCaseInsensitiveEquals("http") || scheme.asciiCaseInsensitiveEquals("https") else {
+            return nil
+        }
+        guard index + 2 < end, p[index + 1] == Byte.slash, p[index + 2] == Byte.slash else { return nil }
+        let authorityStart = index + 3
+        index = authorityStart
+        while index < end && p[index] != Byte.slash && p[index] != Byte.question {
+            if p[index] == 0x40 { return nil }  // userinfo is not allowed in http(s) URIs (RFC 9110 §4.2.4)
+            index += 1
+        }
+        return (index, index == authorityStart)
+    }
+
+    static func makeMethod(_ p: Bytes, _ range: Range<Int>) -> HTTPMethod {
+        let first = p[range.lowerBound]
+        switch range.count {
+        case 3 where first == 0x47 && p[range.lowerBound + 1] == 0x45 && p[range.lowerBound + 2] == 0x54:
+            return HTTPMethod.get
+        case 4 where first == 0x48 && string(p, range) == "HEAD": return HTTPMethod.head
+        case 4 where first == 0x50 && string(p, range) == "POST": return HTTPMethod.post
+        default: return HTTPMethod(string(p, range))
+        }
+    }
+
+    /// Validates a field line; returns the name range and the OWS-trimmed value range.
+    @inline(__always)
+    static func parseFieldLine(
+        _ p: Bytes, _ lineStart: Int, _ lineEnd: Int
+    ) throws(HTTPParseError) -> (Range<Int>, Range<Int>) {
+        let first = p[lineStart]
+        if first == Byte.space || first == Byte.tab { throw .obsFold }
+        var index = lineStart
+        while index < lineEnd && Byte.isTChar(p[index]) { index += 1 }
+        guard index < lineEnd else { throw .invalidFieldName }
+        let byte = p[index]
+        guard byte == Byte.colon else {
+            if byte == Byte.space || byte == Byte.tab { throw .whitespaceBeforeColon }
+            if byte == Byte.cr { throw .bareCR }
+            throw .invalidFieldName
+        }
+        guard index > lineStart else { throw .invalidFieldName }
+        let nameRange = lineStart..<index
+        var valueStart = index + 1
+        while valueStart < lineEnd && (p[valueStart] == Byte.space || p[valueStart] == Byte.tab) { valueStart += 1 }
+        var valueEnd = lineEnd
+        while valueEnd > valueStart && (p[valueEnd - 1] == Byte.space || p[valueEnd - 1] == Byte.tab) {
+            valueEnd -= 1
+        }
+        var scan = valueStart
+        while scan < valueEnd {
+            let value = p[scan]
+            if (value < 0x20 && value != Byte.tab) || value == 0x7F {
+                throw value == Byte.cr ? .bareCR : .invalidFieldValue
+            }
+            scan += 1
+        }
+        return (nameRange, valueStart..<valueEnd)
+    }
+
+    static func parseContentLength(_ p: Bytes, _ range: Range<Int>) throws(HTTPParseError) -> Int {
+        var result: Int?
+        var index = range.lowerBound
+        while index <= range.upperBound {
+            // One list element: OWS 1*DIGIT OWS
+            while index < range.upperBound && (p[index] == Byte.space || p[index] == Byte.tab) { index += 1 }
+            var value = 0
+            var digits = 0
+            while index < range.upperBound, case let digit = p[index] &- 0x30, digit <= 9 {
+                if digits == 18 { throw .invalidContentLength }
+                value = value * 10 + Int(digit)
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { throw .invalidContentLength }
+            while index < range.upperBound && (p[index] == Byte.space || p[index] == Byte.tab) { index += 1 }
+            if let result, result != value { throw .conflictingContentLength }
+            result = value
+            if index == range.upperBound { break }
+            guard p[index] == Byte.comma else { throw .invalidContentLength }
+            index += 1
+        }
+        guard let result else { throw .invalidContentLength }
+        return result
+    }
+
+    /// reg-name / IP-literal / port characters.
+    @inline(__always)
+    static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x2D, 0x2E, 0x5F, 0x7E, 0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D: true
+        case 0x3A, 0x5B, 0x5D, 0x25: true
+        default: false
+        }
+    }
+}

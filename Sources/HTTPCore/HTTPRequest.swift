@@ -1,0 +1,145 @@
+/// A complete HTTP request: head plus the whole (de-chunked) body.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    /// The request-target exactly as received (origin-form `/a/b?c`, absolute-form `http://h/a`, `*`, or authority).
+    public var target: String
+    /// The path of the target, **not** percent-decoded (so `%2F` stays distinguishable from `/`).
+    /// For absolute-form targets this is the path part (`/` when empty); `*` for asterisk-form.
+    /// Router parameters (``pathParameters``) are percent-decoded.
+    public var path: String
+    /// The raw query string after `?` (not decoded), `nil` when the target has no `?`.
+    public var query: String?
+    public var version: HTTPVersion
+    public var headers: HTTPFields
+    /// The request body; chunked bodies are already de-chunked.
+    public var body: [UInt8]
+    /// Trailer fields of a chunked body (empty otherwise).
+    public var trailers: HTTPFields
+    /// Parameters captured by ``Router`` patterns (`{name}`), percent-decoded.
+    public var pathParameters: [String: String]
+    /// The peer address (`"127.0.0.1:53211"`, `"[::1]:53211"`) when served by ``HTTPServer``.
+    public var remoteAddress: String?
+
+    public init(
+        method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPFields = [:],
+        body: [UInt8] = []
+    ) {
+        self.method = method
+        self.target = target
+        let components = HTTPRequest.splitTarget(target)
+        self.path = components.path
+        self.query = components.query
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.trailers = HTTPFields()
+        self.pathParameters = [:]
+        self.remoteAddress = nil
+    }
+
+    /// Query items in order, percent-decoded; `+` is decoded as a space (form convention).
+    /// An item without `=` has an empty value.
+    public var queryItems: [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            if let equals = item.firstIndex(of: "=") {
+                return (
+                    PercentDecoding.decode(item[..<equals], plusAsSpace: true) ?? String(item[..<equals]),
+                    PercentDecoding.decode(item[item.index(after: equals)...], plusAsSpace: true)
+                        ?? String(item[item.index(after: equals)...])
+                )
+            }
+            return (PercentDecoding.decode(item, plusAsSpace: true) ?? String(item), "")
+        }
+    }
+
+    /// The first query item named `name`, decoded.
+    public func queryItem(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// Set by the parser so the server does not re-scan `Connection`.
+    var keepAliveHint: Bool?
+
+    init(
+        method: HTTPMethod, target: String, path: String, query: String?, version: HTTPVersion, headers: HTTPFields
+    ) {
+        self.method = method
+        self.target = target
+        self.path = path
+        self.query = query
+        self.version = version
+        self.headers = headers
+        self.body = []
+        self.trailers = HTTPFields()
+        self.pathParameters = [:]
+        self.remoteAddress = nil
+    }
+
+    /// Whether the client asked to keep the connection open (HTTP/1.1 default, HTTP/1.0 `keep-alive`).
+    public var wantsKeepAlive: Bool {
+        if let keepAliveHint { return keepAliveHint }
+        if version.major == 1 && version.minor >= 1 {
+            return !headers.containsToken("close", in: "Connection")
+        }
+        return headers.containsToken("keep-alive", in: "Connection")
+            && !headers.containsToken("close", in: "Connection")
+    }
+
+    static func splitTarget(_ target: String) -> (path: String, query: String?) {
+        var rest = Substring(target)
+        if !rest.hasPrefix("/") && rest != "*" {
+            // absolute-form: skip scheme://authority
+            if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+                rest = rest[rest.index(colon, offsetBy: 3)...]
+                if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) {
+                    rest = rest[slash...]
+                } else {
+                    return ("/", nil)
+                }
+            }
+        }
+        if let question = rest.firstIndex(of: "?") {
+            let path = rest[..<question]
+            return (path.isEmpty ? "/" : String(path), String(rest[rest.index(after: question)...]))
+        }
+        return (String(rest), nil)
+    }
+}
+
+/// Percent-decoding (RFC 3986 §2.1) for paths and queries.
+public enum PercentDecoding {
+    /// Decodes `%HH` escapes; returns `nil` for a malformed escape or invalid UTF-8.
+    public static func decode(_ string: some StringProtocol, plusAsSpace: Bool = false) -> String? {
+        let utf8 = string.utf8
+        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
+            return String(string)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            } else if plusAsSpace && byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// Answers requests. Called on an event-loop (worker) thread: return quickly, never block. Use
+/// ``HTTPReply/deferred(_:)`` for anything slow.
+///
+/// A thrown ``HTTPResponseError`` becomes its problem+json response; any other error is logged through the
+/// server's ``HTTPLogSink`` and answered with a generic 500.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest) throws -> HTTPReply
+}
+
+/// An ``HTTPResponder`` from a closure.
+public struct HTTPHandlerResponder: HTTPResponder {
+    public let handler: @Sendable (HTTPRequest) throws -> HTTPReply
+
+    public init(_ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
+        self.handler = handler
+    }
+
+    public func respond(to request: HTTPRequest) throws -> HTTPReply {
+        try handler(request)
+    }
+}

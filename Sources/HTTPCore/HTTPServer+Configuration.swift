@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension HTTPServer {
+    /// Everything configurable about an ``HTTPServer``, with documented defaults (also listed in `docs/http.md`).
+    public struct Configuration: Sendable {
+        /// Address to bind: an IPv4 or IPv6 literal (`"127.0.0.1"`, `"::1"`, `"0.0.0.0"`, `"::"`).
+        /// Default `"127.0.0.1"`.
+        public var host: String = "127.0.0.1"
+        /// TCP port; `0` binds an ephemeral port, reported by ``HTTPServer/port`` after `start()`. Default `8080`.
+        public var port: Int = 8080
+        /// Number of event-loop threads (one epoll instance each). Default: the number of online cores.
+        public var workerThreads: Int = Configuration.onlineCores
+        /// `listen(2)` backlog. Default `1024`.
+        public var backlog: Int32 = 1024
+        /// Request size and connection limits.
+        public var limits = Limits()
+        /// Timeouts.
+        public var timeouts = Timeouts()
+        /// On-the-fly gzip of dynamic bodies.
+        public var compression = Compression()
+        /// Value of the `Server` response header; `nil` sends none. Default `nil`.
+        public var serverName: String?
+
+        public init() {}
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// Request size and connection limits. Each violation is answered with a problem+json body and
+        /// `Connection: close`.
+        public struct Limits: Sendable, Equatable {
+            /// Longest request line (method, target, version) in bytes → **414**. Default 8 KiB.
+            public var maxRequestLineLength: Int = 8 * 1024
+            /// Longest single header (or trailer) field line in bytes → **431**. Default 8 KiB.
+            public var maxHeaderFieldLength: Int = 8 * 1024
+            /// Largest header section (all field lines after the request line, in bytes) → **431**.
+            /// Also bounds a chunked body's trailer section. Default 32 KiB.
+            public var maxHeaderSectionSize: Int = 32 * 1024
+            /// Most header fields in one request (also trailer fields) → **431**. Default 100.
+            public var maxHeaderCount: Int = 100
+            /// Largest request body in bytes → **413**; decided from `Content-Length` before reading the body,
+            /// counted while reading a chunked body. Default 1 MiB.
+            public var maxBodySize: Int = 1024 * 1024
+            /// Longest chunk-size line including chunk extensions → **400**. Default 1 KiB.
+            public var maxChunkLineLength: Int = 1024
+            /// Requests served on one connection before the server answers with `Connection: close`.
+            /// Default 10 000.
+            public var maxRequestsPerConnection: Int = 10_000
+            /// Most simultaneously open client connections; beyond this new connections get a 503 and are
+            /// closed. Default 10 000.
+            public var maxConnections: Int = 10_000
+
+            public init() {}
+        }
+
+        /// Timeouts; each expiry closes the connection.
+        public struct Timeouts: Sendable, Equatable {
+            /// Time allowed to receive a complete request head, counted from the connection's accept or the
+            /// first byte of a keep-alive request → **408** and close. Default 10 s.
+            public var headerRead: Duration = .seconds(10)
+            /// Time allowed to receive a whole request body after its head → **408** and close. Default 30 s.
+            public var bodyRead: Duration = .seconds(30)
+            /// How long an idle keep-alive connection is kept open between requests (closed silently).
+            /// Default 30 s.
+            public var idle: Duration = .seconds(30)
+            /// How long a client may leave the server unable to write before the connection is dropped.
+            /// Default 30 s.
+            public var write: Duration = .seconds(30)
+            /// Default drain time of ``HTTPServer/shutdown(drainTimeout:)`` and of the signal handler. Default 10 s.
+            public var drain: Duration = .seconds(10)
+
+            public init() {}
+        }
+
+        /// On-the-fly gzip for ``HTTPResponse/Body/bytes`` bodies (``PreparedBody`` is compressed once instead).
+        public struct Compression: Sendable, Equatable {
+            /// Compress dynamic bodies when the client accepts gzip. Default `true`.
+            public var enabled: Bool = true
+            /// Bodies smaller than this many bytes are sent uncompressed. Default 1024.
+            public var minimumSize: Int = 1024
+            /// zlib level 1 (fastest) … 9 (smallest). Default 5.
+            public var level: Int32 = 5
+            /// Content types (prefix match, parameters ignored) that are compressed.
+            /// Default: JSON, problem+json, `text/`, JavaScript, XML, SVG.
+            public var compressibleTypes: [String] = [
+                "application/json", "application/problem+json", "text/", "application/javascript",
+                "application/xml", "image/svg+xml",
+            ]
+
+            public init() {}
+
+            func isCompressible(contentType: String?) -> Bool {
+                guard let contentType else { return false }
+                return compressibleTypes.contains { contentType.utf8.starts(with: $0.utf8) }
+            }
+        }
+
+        static var onlineCores: Int {
+            var set = [UInt8](repeating: 0, count: 128)
+            if set.withUnsafeMutableBytes({ Linux.schedGetAffinity(0, 128, $0.baseAddress) }) == 0 {
+                let count = set.reduce(0) { $0 + $1.nonzeroBitCount }
+                if count > 0 { return count }
+            }
+            return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Dispatch
+
+extension HTTPServer {
+    /// Installs `DispatchSourceSignal` handlers that start a graceful ``shutdown(drainTimeout:)`` on each of
+    /// `signals` (default SIGTERM and SIGINT). The signals' default action is disabled (`SIG_IGN`) while the
+    /// handlers are installed and restored when the server stops, so an executable can
+    /// `server.waitUntilStopped(); exit(0)`. Call after ``start()``.
+    public func installSignalHandlers(_ signals: [Int32] = [SIGTERM, SIGINT], drainTimeout: Duration? = nil) {
+        for signalNumber in signals {
+            _ = Glibc.signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [weak self] in
+                self?.shutdown(drainTimeout: drainTimeout)
+            }
+            source.setCancelHandler {
+                _ = Glibc.signal(signalNumber, SIG_DFL)
+            }
+            source.resume()
+            if !addSignalSource(SignalSource(source: source)) { source.cancel() }
+        }
+    }
+}

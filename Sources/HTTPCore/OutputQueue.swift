@@ -1,0 +1,222 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Bytes waiting to be written to one connection: an append-only arena for heads and dynamic bodies plus
+/// references to stable cached bodies, flushed with one `sendmsg` (gather write) per call.
+struct OutputQueue {
+    enum Segment {
+        case arena(start: Int, end: Int)
+        case stable(ByteStorage, start: Int, end: Int)
+    }
+
+    private(set) var arena: [UInt8] = []
+    private var segments: [Segment] = []
+    private var first = 0
+    private(set) var pendingBytes = 0
+
+    var isEmpty: Bool { pendingBytes == 0 }
+
+    init() {
+        arena.reserveCapacity(4096)
+        segments.reserveCapacity(8)
+    }
+
+    /// Appends bytes to the arena (extending the last arena segment when contiguous).
+    mutating func append(_ bytes: some Collection<UInt8>) {
+        let start = arena.count
+        arena.append(contentsOf: bytes)
+        extendArena(from: start)
+    }
+
+    mutating func append(_ string: String) {
+        let start = arena.count
+        arena.append(contentsOf: string.utf8)
+        extendArena(from: start)
+    }
+
+    mutating func appendRaw(_ bytes: UnsafeRawBufferPointer) {
+        let start = arena.count
+        arena.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+        extendArena(from: start)
+    }
+
+    /// Appends a decimal number.
+    mutating func appendDecimal(_ value: Int) {
+        let start = arena.count
+        ByteFormatting.appendDecimal(value, to: &arena)
+        extendArena(from: start)
+    }
+
+    /// Appends a lower-case hexadecimal number.
+    mutating func appendHex(_ value: Int) {
+        let start = arena.count
+        ByteFormatting.appendHex(value, to: &arena)
+        extendArena(from: start)
+    }
+
+    /// Marks bytes appended directly to `arena` (via ``withArena(_:)``) as pending.
+    private mutating func extendArena(from start: Int) {
+        let end = arena.count
+        guard end > start else { return }
+        pendingBytes += end - start
+        if segments.count > first, case .arena(let segmentStart, let segmentEnd) = segments[segments.count - 1],
+            segmentEnd == start
+        {
+            segments[segments.count - 1] = .arena(start: segmentStart, end: end)
+        } else {
+            segments.append(.arena(start: start, end: end))
+        }
+    }
+
+    /// Appends a reference to cached bytes (no copy).
+    mutating func append(_ storage: ByteStorage) {
+        guard storage.count > 0 else { return }
+        if storage.count <= 512 {
+            appendRaw(storage.pointer)
+            return
+        }
+        segments.append(.stable(storage, start: 0, end: storage.count))
+        pendingBytes += storage.count
+    }
+
+    /// Drops everything after the first `total` pending bytes (used by the truncate fault).
+    mutating func truncate(toPending total: Int) {
+        var excess = pendingBytes - total
+        while excess > 0, segments.count > first {
+            let last = segments.count - 1
+            switch segments[last] {
+            case .arena(let start, let end):
+                let drop = min(excess, end - start)
+                excess -= drop
+                pendingBytes -= drop
+                if drop == end - start { segments.removeLast() } else { segments[last] = .arena(start: start, end: end - drop) }
+            case .stable(let storage, let start, let end):
+                let drop = min(excess, end - start)
+                excess -= drop
+                pendingBytes -= drop
+                if drop == end - start {
+                    segments.removeLast()
+                } else {
+                    segments[last] = .stable(storage, start: start, end: end - drop)
+                }
+            }
+        }
+    }
+
+    /// Moves all pending bytes into one array (used by the drip fault).
+    mutating func drain() -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(pendingBytes)
+        for index in first..<segments.count {
+            switch segments[index] {
+            case .arena(let start, let end): result.append(contentsOf: arena[start..<end])
+            case .stable(let storage, let start, let end):
+                result.append(contentsOf: UnsafeRawBufferPointer(rebasing: storage.pointer[start..<end]))
+            }
+        }
+        reset()
+        return result
+    }
+
+    private mutating func reset() {
+        segments.removeAll(keepingCapacity: true)
+        first = 0
+        pendingBytes = 0
+        if arena.capacity > 256 * 1024 {
+            arena = []
+            arena.reserveCapacity(4096)
+        } else {
+            arena.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Writes as much as the socket takes. Returns `true` when everything was written.
+    mutating func write(to fd: Int32, vectors: UnsafeMutablePointer<iovec>, capacity: Int) throws(SystemError) -> Bool {
+        while pendingBytes > 0 {
+            let outcome = arena.withUnsafeBytes { (arenaBytes) -> Result<IOResult, SystemError> in
+                var count = 0
+                var index = first
+                while index < segments.count && count < capacity {
+                    switch segments[index] {
+                    case .arena(let start, let end):
+                        vectors[count] = iovec(
+                            iov_base: UnsafeMutableRawPointer(mutating: arenaBytes.baseAddress! + start),
+                            iov_len: end - start)
+                    case .stable(let storage, let start, let end):
+                        vectors[count] = iovec(
+                            iov_base: UnsafeMutableRawPointer(mutating: storage.pointer.baseAddress! + start),
+                            iov_len: end - start)
+                    }
+                    count += 1
+                    index += 1
+                }
+                var message = msghdr()
+                message.msg_iov = vectors
+                message.msg_iovlen = count
+                return Result { () throws(SystemError) -> IOResult in
+                    try System.nonBlockingCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
+                }
+            }
+            let result = try outcome.get()
+            guard case .processed(var written) = result else { return false }
+            pendingBytes -= written
+            while written > 0 {
+                switch segments[first] {
+                case .arena(let start, let end):
+                    if written >= end - start {
+                        written -= end - start
+                        first += 1
+                    } else {
+                        segments[first] = .arena(start: start + written, end: end)
+                        written = 0
+                    }
+                case .stable(let storage, let start, let end):
+                    if written >= end - start {
+                        written -= end - start
+                        first += 1
+                    } else {
+                        segments[first] = .stable(storage, start: start + written, end: end)
+                        written = 0
+                    }
+                }
+            }
+        }
+        reset()
+        return true
+    }
+}
+
+enum ByteFormatting {
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 10 {
+            bytes.append(0x30 + UInt8(max(value, 0)))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var remaining = value
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while remaining > 0 {
+                buffer[19 - count] = 0x30 + UInt8(remaining % 10)
+                remaining /= 10
+                count += 1
+            }
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    static func appendHex(_ value: Int, to bytes: inout [UInt8]) {
+        let hex: StaticString = "0123456789abcdef"
+        var shift = (Int.bitWidth - value.leadingZeroBitCount + 3) / 4 * 4 - 4
+        if value == 0 {
+            bytes.append(0x30)
+            return
+        }
+        while shift >= 0 {
+            bytes.append(hex.utf8Start[(value >> shift) & 0xF])
+            shift -= 4
+        }
+    }
+}
