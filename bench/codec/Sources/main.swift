@@ -18,7 +18,8 @@ func generatedPage(targetBytes: Int) -> [UInt8] {
                     id: "card-\(n)", type: "product_card",
                     content: [
                         "title": .string("Product number \(n) — a sturdy, well-made thing"),
-                        "price": .string("€\(n % 97).\(n % 10)0"), "imageURL": .string("https://img.example.com/p/\(n).jpg"),
+                        "price": .string("€\(n % 97).\(n % 10)0"),
+                        "imageURL": .string("https://img.example.com/p/\(n).jpg"),
                         "badge": n % 3 == 0 ? "new" : nil,
                     ], actions: ["tap": .openBottomSheet(pageID: "product", parameters: ["productID": "\(n)"])]))
         }
