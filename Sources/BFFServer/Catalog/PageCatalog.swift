@@ -1,0 +1,138 @@
+import Foundation
+import PageModel
+
+/// The pages and api actions a server serves, loaded from a directory of page files and checked with PageModel.
+///
+/// Loading never throws: every problem is a ``FileDiagnostic``. Only pages whose file has no error diagnostic are
+/// servable; `flow-bff serve` refuses to start while ``diagnostics`` contains errors.
+public struct PageCatalog: Sendable {
+    /// Servable pages by id.
+    public private(set) var pages: [String: CatalogPage] = [:]
+    /// Api actions by name.
+    public private(set) var actions: [String: CatalogAction] = [:]
+    /// Everything found while loading, errors and warnings, in file order.
+    public private(set) var diagnostics: [FileDiagnostic] = []
+
+    public init() {}
+
+    /// Page ids, sorted.
+    public var pageIDs: [String] { pages.keys.sorted() }
+
+    /// A version of the whole catalog: changes whenever any page or action does.
+    public var version: String {
+        let text = pages.keys.sorted().map { "\($0)=\(pages[$0]!.version)" }.joined(separator: ",")
+        return Crypto.hex(Crypto.sha256(Array(text.utf8)).prefix(6))
+    }
+
+    /// Loads every `*.json` file directly inside `directory`.
+    public static func load(
+        directory: String, defaults: BFFConfiguration.Pages = .init(), catalog: WidgetCatalog = .standard
+    ) -> PageCatalog {
+        var result = PageCatalog()
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+                .sorted()
+        } catch {
+            result.diagnostics.append(
+                FileDiagnostic(
+                    file: directory, diagnostic: .error("missing_directory", .root, "cannot read the pages directory")))
+            return result
+        }
+        var files: [(name: String, file: PageFile)] = []
+        for name in names {
+            let id = String(name.dropLast(5))
+            guard PageID.isValid(id) else {
+                result.diagnostics.append(
+                    FileDiagnostic(
+                        file: name,
+                        diagnostic: .error(
+                            "invalid_page_id", .root,
+                            "page file names are <page id>.json with ids matching \(PageID.pattern)")))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+                result.diagnostics.append(
+                    FileDiagnostic(file: name, diagnostic: .error("unreadable_file", .root, "cannot read the file")))
+                continue
+            }
+            files.append(
+                (name, PageFile(bytes: Array(data), file: name, expectedID: id, defaults: defaults, catalog: catalog)))
+        }
+        result.add(files)
+        return result
+    }
+
+    /// Adds decoded files: registers their pages and actions, then checks references across pages.
+    mutating func add(_ files: [(name: String, file: PageFile)]) {
+        var fileDiagnostics: [String: [Diagnostic]] = [:]
+        for (name, file) in files {
+            fileDiagnostics[name] = file.diagnostics
+            for action in file.actions {
+                if let existing = actions[action.name] {
+                    fileDiagnostics[name, default: []].append(
+                        .error(
+                            "duplicate_action", JSONPointer("/server/actions") / action.name,
+                            "action \"\(action.name)\" is already declared by page \"\(existing.pageID)\""))
+                } else if !file.diagnostics.containsErrors {
+                    actions[action.name] = action
+                }
+            }
+        }
+        let declaredPages = Set(files.compactMap { $0.file.page?.page.id })
+        let declaredActions = Set(files.flatMap { $0.file.actions.map(\.name) })
+        for (name, file) in files {
+            guard let page = file.page else { continue }
+            fileDiagnostics[name, default: []].append(
+                contentsOf: Self.checkReferences(
+                    page.page, actions: file.actions, pages: declaredPages, actionNames: declaredActions))
+            if !fileDiagnostics[name, default: []].containsErrors { pages[page.page.id] = page }
+        }
+        for (name, _) in files {
+            diagnostics.append(
+                contentsOf: fileDiagnostics[name, default: []].map { FileDiagnostic(file: name, diagnostic: $0) })
+        }
+    }
+
+    /// Every `api` action must name a declared action and every `open_bottom_sheet` a page in the catalog.
+    static func checkReferences(
+        _ page: PageModel, actions: [CatalogAction], pages: Set<String>, actionNames: Set<String>
+    ) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        func check(_ action: Action, at path: JSONPointer, widgetID: String?) {
+            switch action {
+            case .api(let name, _) where !actionNames.contains(name):
+                let hint = NearMiss.closest(to: name, among: actionNames).map { " (did you mean \($0)?)" } ?? ""
+                diagnostics.append(
+                    .error(
+                        "unknown_action_reference", path / "name", widgetID: widgetID,
+                        "no page declares action \"\(name)\"\(hint)"))
+            case .openBottomSheet(let pageID, _) where !pages.contains(pageID):
+                diagnostics.append(
+                    .error(
+                        "unknown_page_reference", path / "pageID", widgetID: widgetID,
+                        "there is no page \"\(pageID)\" in the catalog"))
+            default: break
+            }
+        }
+        func walk(_ widgets: [Widget], at path: JSONPointer) {
+            for (index, widget) in widgets.enumerated() {
+                for event in widget.actions.keys.sorted() {
+                    check(widget.actions[event]!, at: path / index / "actions" / event, widgetID: widget.id)
+                }
+                walk(widget.children, at: path / index / "children")
+            }
+        }
+        walk(page.header, at: "/page/header")
+        for (index, section) in page.sections.enumerated() {
+            walk(section.widgets, at: JSONPointer("/page/sections") / index / "widgets")
+        }
+        walk(page.footer, at: "/page/footer")
+        for action in actions {
+            for (index, effect) in action.response.effects.enumerated() {
+                check(effect, at: JSONPointer("/server/actions") / action.name / "effects" / index, widgetID: nil)
+            }
+        }
+        return diagnostics
+    }
+}

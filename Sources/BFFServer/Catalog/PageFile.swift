@@ -1,0 +1,196 @@
+import PageModel
+
+/// Decodes one page file (`pages/README.md`): a page envelope plus an optional `server` member with the page's
+/// settings and the api actions it declares. Everything is checked with PageModel; nothing here throws — every
+/// problem is a diagnostic with the JSON path inside the file.
+struct PageFile {
+    var page: CatalogPage?
+    var actions: [CatalogAction] = []
+    var diagnostics: [Diagnostic] = []
+
+    static let settingKeys: Set<String> = ["pageSize", "cacheControl", "actions"]
+
+    init(bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog) {
+        let decoder = PageDecoder(catalog: catalog)
+        let validator = PageValidator(catalog: catalog)
+        var root: JSONObject
+        do {
+            guard case .object(let object) = try decoder.parse(bytes) else {
+                diagnostics.append(.error("invalid_envelope", .root, "a page file is a JSON object"))
+                return
+            }
+            root = object
+        } catch {
+            diagnostics.append(error.diagnostic)
+            return
+        }
+        let server = root["server"]
+        root["server"] = nil
+        root["$schema"] = nil
+        let decodedPage: PageModel
+        do {
+            let decoded = try decoder.decodeEnvelope(json: .object(root))
+            diagnostics.append(contentsOf: decoded.diagnostics)
+            guard case .page(let page) = decoded.value else {
+                diagnostics.append(.error("unexpected_kind", "/kind", "a page file holds a page envelope"))
+                return
+            }
+            decodedPage = page
+        } catch {
+            diagnostics.append(error.diagnostic)
+            return
+        }
+        diagnostics.append(contentsOf: validator.validate(decodedPage, at: "/page"))
+        if decodedPage.id != expectedID {
+            diagnostics.append(
+                .error(
+                    "page_id_mismatch", "/page/id",
+                    "page id \"\(decodedPage.id)\" differs from the file name; name the file \(decodedPage.id).json"))
+        }
+        if decodedPage.pagination != nil {
+            diagnostics.append(
+                .error(
+                    "unexpected_pagination", "/page/pagination", "page files carry no pagination; the server adds it"))
+        }
+        var pageSize = defaults.defaultPageSize
+        var cacheControl = defaults.cacheControl
+        var actionNames: [String] = []
+        if let server {
+            guard case .object(let settings) = server else {
+                diagnostics.append(.error("invalid_setting", "/server", "server must be an object"))
+                return
+            }
+            for member in settings.members where !Self.settingKeys.contains(member.key) {
+                let hint =
+                    NearMiss.closest(to: member.key, among: Self.settingKeys).map { " (did you mean \($0)?)" } ?? ""
+                diagnostics.append(.error("unknown_setting", "/server" / member.key, "unknown setting\(hint)"))
+            }
+            if let size = settings["pageSize"] {
+                if let value = size.intValue, value >= 0 {
+                    pageSize = value
+                } else {
+                    diagnostics.append(.error("invalid_setting", "/server/pageSize", "pageSize is an integer ≥ 0"))
+                }
+            }
+            if let control = settings["cacheControl"] {
+                if case .string(let value) = control, !value.contains(where: { $0.isNewline }) {
+                    cacheControl = value
+                } else {
+                    diagnostics.append(.error("invalid_setting", "/server/cacheControl", "cacheControl is a string"))
+                }
+            }
+            if let declared = settings["actions"] {
+                if case .object(let object) = declared {
+                    for member in object.members {
+                        let path = JSONPointer("/server/actions") / member.key
+                        if let action = Self.action(
+                            member.key, member.value, at: path, page: decodedPage, decoder: decoder,
+                            validator: validator, diagnostics: &diagnostics)
+                        {
+                            actions.append(action)
+                            actionNames.append(member.key)
+                        }
+                    }
+                } else {
+                    diagnostics.append(.error("invalid_setting", "/server/actions", "actions is an object"))
+                }
+            }
+        }
+        page = CatalogPage(
+            page: decodedPage, pageSize: pageSize, cacheControl: cacheControl, actionNames: actionNames, file: file)
+    }
+
+    /// Decodes one declared action response and proves its mutations apply cleanly, in order, to the page.
+    static func action(
+        _ name: String, _ value: JSONValue, at path: JSONPointer, page: PageModel, decoder: PageDecoder,
+        validator: PageValidator, diagnostics: inout [Diagnostic]
+    ) -> CatalogAction? {
+        guard ActionName.isValid(name) else {
+            diagnostics.append(
+                .error("invalid_action_name", path, "action names match \(ActionName.pattern), found \"\(name)\""))
+            return nil
+        }
+        let response: ActionResponse
+        do {
+            let decoded = try decoder.decodeEnvelope(json: value)
+            diagnostics.append(contentsOf: decoded.diagnostics.map { $0.rebased(onto: path) })
+            guard case .actionResponse(let decodedResponse) = decoded.value else {
+                diagnostics.append(
+                    .error("unexpected_kind", path / "kind", "an action holds an actionResponse envelope"))
+                return nil
+            }
+            response = decodedResponse
+        } catch {
+            diagnostics.append(error.diagnostic.rebased(onto: path))
+            return nil
+        }
+        var document = page
+        for (index, mutation) in response.mutations.enumerated() {
+            let mutationPath = path / "mutations" / index
+            switch mutation {
+            case .replacePage(let replacement):
+                diagnostics.append(
+                    contentsOf: validator.validate(replacement, at: mutationPath / "page"))
+            case .appendSections(let sections), .prependSections(let sections):
+                for (sectionIndex, section) in sections.enumerated() {
+                    diagnostics.append(
+                        contentsOf: validator.validate(section, at: mutationPath / "sections" / sectionIndex))
+                }
+            case .replaceWidget(_, let widget):
+                diagnostics.append(contentsOf: validator.validate(widget, at: mutationPath / "widget"))
+            case .removeWidget:
+                break
+            }
+            var applyDiagnostics: [Diagnostic] = []
+            do {
+                document = try document.applying(mutation, diagnostics: &applyDiagnostics)
+                diagnostics.append(contentsOf: applyDiagnostics.map { $0.rebased(onto: mutationPath) })
+            } catch {
+                diagnostics.append(
+                    .error(
+                        error.code, mutationPath / "id",
+                        "\(error.message) of page \"\(page.id)\" (mutations apply in order)"))
+            }
+        }
+        return CatalogAction(name: name, pageID: page.id, response: response)
+    }
+}
+
+/// Allowed api action names: letters, digits, `.`, `_`, `-`; 1–128 characters, starting with a letter or digit.
+public enum ActionName {
+    public static let pattern = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+
+    public static func isValid(_ name: some StringProtocol) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...128).contains(bytes.count), PageID.isAlphanumeric(bytes[0]) else { return false }
+        return bytes.allSatisfy {
+            PageID.isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        } && !name.contains("..")
+    }
+}
+
+/// Allowed page ids: letters, digits, `_`, `-`; 1–128 characters, starting with a letter or digit. No dots and no
+/// slashes, so a page id can never name a path; ids are only ever looked up in the catalog's index.
+public enum PageID {
+    public static let pattern = "[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
+
+    public static func isValid(_ id: some StringProtocol) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...128).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
+
+extension Diagnostic {
+    /// This diagnostic with its path placed under `prefix` (for documents embedded in a larger file).
+    func rebased(onto prefix: JSONPointer) -> Diagnostic {
+        var copy = self
+        copy.path = JSONPointer(string: prefix.string + path.string)
+        return copy
+    }
+}

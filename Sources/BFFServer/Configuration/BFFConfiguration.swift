@@ -1,0 +1,81 @@
+/// Everything configurable about a flow-bff server, nested by concern, with documented defaults.
+///
+/// Filled from `config/*.json`, then `FLOW_BFF_*` environment variables, then command-line flags — by
+/// ``ConfigurationLoader`` and nothing else. `config/README.md` lists every key; ``ConfigurationKey/all`` is the
+/// single table both the loader and that document follow.
+public struct BFFConfiguration: Sendable, Hashable {
+    public var server = Server()
+    public var pages = Pages()
+    public var cursors = Cursors()
+    public var http = HTTP()
+    public var logging = Logging()
+
+    public init() {}
+
+    /// Where to listen.
+    public struct Server: Sendable, Hashable {
+        public init() {}
+
+        /// IPv4 or IPv6 literal to bind. Default `127.0.0.1`.
+        public var host = "127.0.0.1"
+        /// TCP port; 0 picks a free one. Default 8080.
+        public var port = 8080
+        /// Event-loop threads; 0 means one per core. Default 0.
+        public var workers = 0
+        /// Seconds in-flight requests get to finish after SIGTERM. Default 10.
+        public var drainSeconds = 10.0
+    }
+
+    /// The page catalog.
+    public struct Pages: Sendable, Hashable {
+        public init() {}
+
+        /// Directory of page files. Default `pages`.
+        public var directory = "pages"
+        /// Sections per pagination chunk for pages that do not set `server.pageSize`; 0 serves whole pages.
+        /// Default 20.
+        public var defaultPageSize = 20
+        /// `Cache-Control` for pages that do not set `server.cacheControl`. Default `no-cache` (revalidate with the
+        /// ETag every time).
+        public var cacheControl = "no-cache"
+    }
+
+    /// Signed pagination cursors.
+    public struct Cursors: Sendable, Hashable {
+        public init() {}
+
+        /// HMAC-SHA256 key shared by all replicas (at least 32 characters). Also `FLOW_BFF_CURSOR_KEY`.
+        /// Default none: a random key per process, so cursors do not survive a restart or cross replicas.
+        public var key: String? = nil
+        /// Older keys still accepted for verification during a key rotation (never used to sign). Default `[]`.
+        public var previousKeys: [String] = []
+        /// Refuse to start without `key` (production). Default false.
+        public var requireKey = false
+        /// Longest postback accepted, checked before any decoding. Default 2048.
+        public var maximumLength = 2048
+    }
+
+    /// HTTP limits (HTTPCore's, see docs/http.md) and the api action body limit.
+    public struct HTTP: Sendable, Hashable {
+        public init() {}
+
+        /// Largest api action or next-page request body in bytes → 413 `body_too_large`. Default 65536.
+        public var maximumActionBodyBytes = 65_536
+        /// Seconds to receive a request head → 408. Default 10.
+        public var headerTimeoutSeconds = 10.0
+        /// Seconds an idle keep-alive connection is kept. Default 30.
+        public var idleTimeoutSeconds = 30.0
+        /// Most open connections. Default 10000.
+        public var maximumConnections = 10_000
+    }
+
+    /// Access log and metrics.
+    public struct Logging: Sendable, Hashable {
+        public init() {}
+
+        /// One JSON access-log line per request on standard output. Default true.
+        public var accessLog = true
+        /// Serve Prometheus metrics at `/metrics`. Default true.
+        public var metrics = true
+    }
+}

@@ -1,0 +1,194 @@
+import PageModel
+
+/// One configuration key: its dotted path, type, default and documentation, and how it is applied.
+///
+/// `path` is the key in the JSON files (`server.port` is `{"server": {"port": …}}`); the environment variable is
+/// `FLOW_BFF_` + the path in upper snake case (`FLOW_BFF_SERVER_PORT`).
+public struct ConfigurationKey: Sendable {
+    public enum ValueType: String, Sendable {
+        case string, integer, number, boolean
+        case stringList = "array of strings"
+    }
+
+    public var path: String
+    public var type: ValueType
+    public var defaultValue: String
+    public var summary: String
+    let apply: @Sendable (inout BFFConfiguration, JSONValue) throws(ConfigurationError) -> Void
+
+    /// The environment variable that overrides this key.
+    public var environmentVariable: String {
+        var name = "FLOW_BFF_"
+        for character in path {
+            if character == "." {
+                name.append("_")
+            } else if character.isUppercase {
+                name.append("_")
+                name.append(character)
+            } else {
+                name.append(Character(character.uppercased()))
+            }
+        }
+        return name
+    }
+
+    public static func key(_ path: String) -> ConfigurationKey? { all.first { $0.path == path } }
+}
+
+extension ConfigurationKey {
+    static func string(
+        _ path: String, _ defaultValue: String, _ summary: String,
+        _ set: @escaping @Sendable (inout BFFConfiguration, String) -> Void
+    ) -> ConfigurationKey {
+        ConfigurationKey(path: path, type: .string, defaultValue: defaultValue, summary: summary) {
+            (configuration, value) throws(ConfigurationError) in
+            guard case .string(let string) = value else { throw .wrongType(path, .string, value) }
+            set(&configuration, string)
+        }
+    }
+
+    static func integer(
+        _ path: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ summary: String,
+        _ set: @escaping @Sendable (inout BFFConfiguration, Int) -> Void
+    ) -> ConfigurationKey {
+        ConfigurationKey(path: path, type: .integer, defaultValue: String(defaultValue), summary: summary) {
+            (configuration, value) throws(ConfigurationError) in
+            guard let integer = value.intValue else { throw .wrongType(path, .integer, value) }
+            guard range.contains(integer) else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: path,
+                    message: "\(integer) is out of range \(range.lowerBound)...\(range.upperBound)")
+            }
+            set(&configuration, integer)
+        }
+    }
+
+    static func seconds(
+        _ path: String, _ defaultValue: Double, _ summary: String,
+        _ set: @escaping @Sendable (inout BFFConfiguration, Double) -> Void
+    ) -> ConfigurationKey {
+        ConfigurationKey(path: path, type: .number, defaultValue: String(defaultValue), summary: summary) {
+            (configuration, value) throws(ConfigurationError) in
+            guard case .number(let number) = value else { throw .wrongType(path, .number, value) }
+            guard number > 0, number <= 86_400 else {
+                throw ConfigurationError(code: "invalid_value", key: path, message: "\(number) is not in (0, 86400]")
+            }
+            set(&configuration, number)
+        }
+    }
+
+    static func boolean(
+        _ path: String, _ defaultValue: Bool, _ summary: String,
+        _ set: @escaping @Sendable (inout BFFConfiguration, Bool) -> Void
+    ) -> ConfigurationKey {
+        ConfigurationKey(path: path, type: .boolean, defaultValue: String(defaultValue), summary: summary) {
+            (configuration, value) throws(ConfigurationError) in
+            guard case .bool(let bool) = value else { throw .wrongType(path, .boolean, value) }
+            set(&configuration, bool)
+        }
+    }
+
+    /// Every key, in the order `config/README.md` lists them.
+    public static let all: [ConfigurationKey] = [
+        .string("server.host", "127.0.0.1", "IPv4 or IPv6 literal to bind (`0.0.0.0` or `::` for all interfaces).") {
+            $0.server.host = $1
+        },
+        .integer("server.port", 8080, 0...65_535, "TCP port; 0 picks a free port (printed at start).") {
+            $0.server.port = $1
+        },
+        .integer("server.workers", 0, 0...256, "Event-loop threads; 0 means one per core.") { $0.server.workers = $1 },
+        .seconds("server.drainSeconds", 10, "Seconds in-flight requests get to finish after SIGTERM or SIGINT.") {
+            $0.server.drainSeconds = $1
+        },
+        .string("pages.directory", "pages", "Directory of page files (see pages/README.md).") {
+            $0.pages.directory = $1
+        },
+        .integer(
+            "pages.defaultPageSize", 20, 0...100_000,
+            "Sections per pagination chunk for pages without `server.pageSize`; 0 serves whole pages."
+        ) { $0.pages.defaultPageSize = $1 },
+        .string(
+            "pages.cacheControl", "no-cache", "`Cache-Control` for pages without `server.cacheControl`."
+        ) { $0.pages.cacheControl = $1 },
+        ConfigurationKey(
+            path: "cursors.key", type: .string, defaultValue: "(random per process)",
+            summary:
+                "HMAC-SHA256 key for pagination cursors, at least 32 characters, shared by all replicas. "
+                + "Also `FLOW_BFF_CURSOR_KEY`."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .string(let key) = value else { throw .wrongType("cursors.key", .string, value) }
+            guard key.utf8.count >= 32 else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: "cursors.key", message: "a cursor key needs at least 32 characters")
+            }
+            configuration.cursors.key = key
+        },
+        ConfigurationKey(
+            path: "cursors.previousKeys", type: .stringList, defaultValue: "[]",
+            summary: "Older cursor keys still accepted (never used to sign) while a key rotation rolls out."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .array(let elements) = value else {
+                throw .wrongType("cursors.previousKeys", .stringList, value)
+            }
+            var keys: [String] = []
+            for element in elements {
+                guard case .string(let key) = element, key.utf8.count >= 32 else {
+                    throw ConfigurationError(
+                        code: "invalid_value", key: "cursors.previousKeys",
+                        message: "each previous key must be a string of at least 32 characters")
+                }
+                keys.append(key)
+            }
+            configuration.cursors.previousKeys = keys
+        },
+        .boolean("cursors.requireKey", false, "Refuse to start without `cursors.key` (set in production).") {
+            $0.cursors.requireKey = $1
+        },
+        .integer("cursors.maximumLength", 2048, 64...65_536, "Longest postback accepted, checked before decoding.") {
+            $0.cursors.maximumLength = $1
+        },
+        .integer(
+            "http.maximumActionBodyBytes", 65_536, 1...16_777_216,
+            "Largest api action or next-page request body → 413 `body_too_large`."
+        ) { $0.http.maximumActionBodyBytes = $1 },
+        .seconds("http.headerTimeoutSeconds", 10, "Seconds to receive a request head → 408 and close.") {
+            $0.http.headerTimeoutSeconds = $1
+        },
+        .seconds("http.idleTimeoutSeconds", 30, "Seconds an idle keep-alive connection stays open.") {
+            $0.http.idleTimeoutSeconds = $1
+        },
+        .integer("http.maximumConnections", 10_000, 1...1_000_000, "Most simultaneously open connections.") {
+            $0.http.maximumConnections = $1
+        },
+        .boolean("logging.accessLog", true, "One JSON access-log line per request on standard output.") {
+            $0.logging.accessLog = $1
+        },
+        .boolean("logging.metrics", true, "Serve Prometheus metrics at `/metrics`.") { $0.logging.metrics = $1 },
+    ]
+}
+
+/// A configuration problem: the file (or `environment` / `flags`), the key and what is wrong. Startup stops.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `unknown_key`, `invalid_value`, `invalid_json`, `missing_file`, `missing_cursor_key`.
+    public var code: String
+    public var key: String
+    public var message: String
+    /// Where the value came from: a file path, `environment` or `flags`.
+    public var source: String = ""
+
+    public init(code: String, key: String, message: String, source: String = "") {
+        self.code = code
+        self.key = key
+        self.message = message
+        self.source = source
+    }
+
+    static func wrongType(_ key: String, _ type: ConfigurationKey.ValueType, _ value: JSONValue) -> ConfigurationError {
+        ConfigurationError(
+            code: "invalid_value", key: key, message: "expected \(type.rawValue), found \(value.typeName)")
+    }
+
+    public var description: String {
+        [source, key, code, message].filter { !$0.isEmpty }.joined(separator: ": ")
+    }
+}
