@@ -11,7 +11,7 @@ enum StatusLines {
     static let keepAlive = Array("Connection: keep-alive\r\n".utf8)
     static let ok = Array("HTTP/1.1 200 OK\r\n".utf8)
     static let overLimit = Array(
-        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 99\r\n"
+        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 95\r\n"
             + "Connection: close\r\n\r\n"
             + "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"code\":\"too-many-connections\"}")
             .utf8)

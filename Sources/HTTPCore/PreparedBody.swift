@@ -95,9 +95,10 @@ public enum ETagMatcher {
 
 /// `Accept-Encoding` negotiation (RFC 9110 §12.5.3) between gzip and identity.
 ///
-/// gzip is chosen when its q-value (`gzip`/`x-gzip`, else `*`) is above 0 and at least identity's
-/// (`identity`, else `*`, else 1). No `Accept-Encoding` field means identity. When nothing is acceptable the
-/// identity representation is sent anyway (no 406).
+/// gzip is chosen when its q-value (`gzip`/`x-gzip`, else `*`, else 0) is above 0 and at least the q-value
+/// the client gave identity explicitly (`identity`, else `*`; when neither is listed identity does not compete).
+/// No `Accept-Encoding` field means identity. When nothing is acceptable the identity representation is sent
+/// anyway (no 406).
 public enum AcceptEncoding {
     public static func prefersGzip(_ value: String?) -> Bool {
         guard var value else { return false }
@@ -161,7 +162,7 @@ public enum AcceptEncoding {
             }
         }
         let gzip = gzipQ ?? starQ ?? 0
-        let identity = identityQ ?? starQ ?? 1000
+        let identity = identityQ ?? starQ ?? 0
         return gzip > 0 && gzip >= identity
     }
 

@@ -25,6 +25,8 @@ struct NegotiationTests {
         ("gzip;q=abc", false),
         ("*;q=0.3, identity;q=0.2", true),
         (" , gzip ,", true),
+        ("gzip;q=0.8", true),
+        ("identity;q=0.9, gzip;q=0.8", false),
     ]
 
     @Test(arguments: acceptEncodingCases)

@@ -1,0 +1,353 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Dispatch
+import HTTPCore
+import Synchronization
+import Testing
+
+final class CapturingLogSink: HTTPLogSink {
+    let errors = Mutex<[String]>([])
+    func error(_ message: String) { errors.withLock { $0.append(message) } }
+}
+
+struct PlainError: Error {}
+
+/// The application used by the live tests.
+let testRouter: Router = {
+    var router = Router()
+    router.get("/hello") { _ in .text("hello") }
+    router.post("/echo") { request in
+        var headers = HTTPFields()
+        if let trailer = request.trailers["x-t"] { headers.append("X-Trailer", trailer) }
+        return .response(.bytes(request.body, headers: headers))
+    }
+    router.get("/json") { request in
+        let size = Int(request.queryItem("size") ?? "") ?? 100
+        let unit = Array("{\"k\":\"v\"},".utf8)
+        return .json(Array((0..<size).map { unit[$0 % unit.count] }))
+    }
+    router.get("/prepared") { _ in .response(.prepared(preparedJSON)) }
+    router.get("/pages/{id}") { request in .text("page \(request.pathParameters["id"] ?? "")") }
+    router.get("/deferred") { request in
+        let delay = Int(request.queryItem("ms") ?? "") ?? 10
+        return .deferred { promise in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+                promise.succeed(.text("deferred \(delay)"))
+            }
+        }
+    }
+    router.get("/dropped") { _ in .deferred { _ in } }
+    router.get("/stream") { _ in
+        .response(
+            HTTPResponse(
+                headers: ["Content-Type": "text/plain"],
+                body: .stream { writer in
+                    DispatchQueue.global().async {
+                        writer.write(Array("a".utf8))
+                        writer.write(Array("bc".utf8))
+                        writer.finish()
+                    }
+                }))
+    }
+    router.get("/fault/reset") { _ in .fault(.reset) }
+    router.get("/fault/close") { _ in .fault(.closeWithoutResponse) }
+    router.get("/fault/truncate") { _ in .fault(.truncate(.text(String(repeating: "x", count: 1000)), afterBytes: 10)) }
+    router.get("/fault/drip") { _ in
+        .fault(.drip(.text(String(repeating: "d", count: 100)), chunkSize: 40, interval: .milliseconds(5)))
+    }
+    router.get("/boom") { _ in throw PlainError() }
+    router.get("/problem") { _ in throw HTTPError(.conflict, code: "busy", detail: "try later") }
+    return router
+}()
+
+let preparedJSON = PreparedBody(
+    Array(String(repeating: "{\"id\":1,\"name\":\"x\"},", count: 200).utf8), contentType: "application/json")
+
+@Suite("HTTPServer live (loopback)")
+struct ServerTests {
+    @Test func keepAliveAndPipelining() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send(
+                "GET /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /json?size=9 HTTP/1.1\r\nHost: t\r\n\r\n"
+                    + "GET /pages/a%2Fb HTTP/1.1\r\nHost: t\r\n\r\n")
+            let first = try #require(try client.readResponse())
+            let second = try #require(try client.readResponse())
+            let third = try #require(try client.readResponse())
+            #expect(first.text == "hello")
+            #expect(first.headers["Connection"] == nil)
+            #expect(first.headers["Date"]?.hasSuffix(" GMT") == true)
+            #expect(second.text == "{\"k\":\"v\"}")
+            #expect(third.text == "page a/b")
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse()?.text == "hello")
+        }
+    }
+
+    @Test func http10ConnectionHandling() throws {
+        try withServer(responder: testRouter) { server in
+            let plain = try TestClient(port: server.port)
+            try plain.send("GET /hello HTTP/1.0\r\n\r\n")
+            let response = try #require(try plain.readResponse())
+            #expect(response.text == "hello")
+            #expect(try plain.isClosedByPeer())
+
+            let keepAlive = try TestClient(port: server.port)
+            try keepAlive.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try keepAlive.readResponse()?.headers["Connection"] == "keep-alive")
+            try keepAlive.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            #expect(try keepAlive.readResponse()?.headers["Connection"] == "close")
+            #expect(try keepAlive.isClosedByPeer())
+        }
+    }
+
+    @Test func chunkedRequestBodyAndHead() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nabcd\r\n3\r\nefg\r\n"
+                    + "0\r\nX-T: done\r\n\r\n")
+            let response = try #require(try client.readResponse())
+            #expect(response.text == "abcdefg")
+            #expect(response.headers["X-Trailer"] == "done")
+            try client.send("HEAD /json?size=50 HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try #require(try client.readResponse(head: true))
+            #expect(head.headers["Content-Length"] == "50")
+            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse()?.text == "hello")
+        }
+    }
+
+    @Test func expectContinue() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            #expect(try client.readResponse()?.status == 100)
+            try client.send("hello")
+            #expect(try client.readResponse()?.text == "hello")
+            // Too large: refused with 413 before any body is sent.
+            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n")
+            let refused = try #require(try client.readResponse())
+            #expect(refused.status == 413)
+            #expect(refused.headers["Connection"] == "close")
+        }
+    }
+
+    @Test func gzipNegotiation() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            let expected = Array((0..<5000).map { Array("{\"k\":\"v\"},".utf8)[$0 % 10] })
+            try client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")
+            let gzipped = try #require(try client.readResponse())
+            #expect(gzipped.headers["Content-Encoding"] == "gzip")
+            #expect(gzipped.headers["Vary"] == "Accept-Encoding")
+            #expect(gzipped.body.count < 1000)
+            #expect(Gzip.decompress(gzipped.body) == expected)
+
+            for value in ["gzip;q=0", "identity", "*;q=0, identity"] {
+                try client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: \(value)\r\n\r\n")
+                let plain = try #require(try client.readResponse())
+                #expect(plain.headers["Content-Encoding"] == nil, "\(value)")
+                #expect(plain.body == expected)
+            }
+            try client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\n\r\n")
+            let none = try #require(try client.readResponse())
+            #expect(none.headers["Content-Encoding"] == nil)
+            #expect(none.headers["Vary"] == "Accept-Encoding")
+            // Small bodies are not compressed.
+            try client.send("GET /json?size=100 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
+            #expect(try client.readResponse()?.headers["Content-Encoding"] == nil)
+        }
+    }
+
+    @Test func preparedBodyGzipETagAnd304() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
+            let gzipped = try #require(try client.readResponse())
+            #expect(gzipped.headers["Content-Encoding"] == "gzip")
+            #expect(gzipped.body == preparedJSON.gzipBytes)
+            let etag = try #require(gzipped.headers["ETag"])
+            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\n\r\n")
+            let plain = try #require(try client.readResponse())
+            #expect(plain.body == preparedJSON.identityBytes)
+            #expect(plain.headers["ETag"] == preparedJSON.etag)
+            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\nIf-None-Match: \(etag)\r\n\r\n")
+            let notModified = try #require(try client.readResponse())
+            #expect(notModified.status == 304)
+            #expect(notModified.body.isEmpty)
+            #expect(notModified.headers["ETag"] == etag)
+            #expect(notModified.headers["Content-Length"] == nil)
+            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"nope\"\r\n\r\n")
+            #expect(try client.readResponse()?.status == 200)
+        }
+    }
+
+    @Test(arguments: [
+        ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: t\r\n\r\n", 414, "request-line-too-long"),
+        ("GET / HTTP/1.1\r\nHost: t\r\nX: \(String(repeating: "a", count: 9000))\r\n\r\n", 431, "header-field-too-large"),
+        ("GET / HTTP/1.1\r\nHost: t\r\n" + String(repeating: "X: y\r\n", count: 101) + "\r\n", 431, "too-many-headers"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413, "body-too-large"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Encoding: gzip\r\nContent-Length: 1\r\n\r\nx", 415, "content-encoding-not-supported"),
+        ("GET / HTTP/1.1\r\nHost : t\r\n\r\n", 400, "whitespace-before-colon"),
+        ("GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505, "unsupported-version"),
+        ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported-transfer-coding"),
+    ])
+    func refusedRequestsCloseWithProblem(_ raw: String, _ status: Int, _ code: String) throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send(raw)
+            let response = try #require(try client.readResponse())
+            #expect(response.status == status)
+            #expect(response.headers["Connection"] == "close")
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            #expect(response.text.contains("\"code\":\"\(code)\""))
+            #expect(try client.isClosedByPeer())
+        }
+    }
+
+    @Test func handlerErrors() throws {
+        let logger = CapturingLogSink()
+        try withServer(logger: logger, responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /boom HTTP/1.1\r\nHost: t\r\n\r\n")
+            let boom = try #require(try client.readResponse())
+            #expect(boom.status == 500)
+            #expect(boom.text == "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,\"code\":\"internal-error\"}")
+            #expect(logger.errors.withLock { $0.contains { $0.contains("PlainError") } })
+            try client.send("GET /problem HTTP/1.1\r\nHost: t\r\n\r\n")
+            let problem = try #require(try client.readResponse())
+            #expect(problem.status == 409)
+            #expect(problem.text.contains("\"detail\":\"try later\""))
+            try client.send("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse()?.status == 404)
+            try client.send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let notAllowed = try #require(try client.readResponse())
+            #expect(notAllowed.status == 405)
+            #expect(notAllowed.headers["Allow"] == "GET, HEAD")
+            try client.send("GET /dropped HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse()?.status == 500)
+        }
+    }
+
+    @Test func timeouts() throws {
+        try withServer({
+            $0.timeouts.headerRead = .milliseconds(300)
+            $0.timeouts.idle = .milliseconds(300)
+            $0.timeouts.bodyRead = .milliseconds(300)
+        }, responder: testRouter) { server in
+            let slowHead = try TestClient(port: server.port)
+            try slowHead.send("GET /hello HTTP/1.1\r\nHost:")
+            let timedOut = try #require(try slowHead.readResponse())
+            #expect(timedOut.status == 408)
+            #expect(timedOut.text.contains("header-timeout"))
+            #expect(try slowHead.isClosedByPeer())
+
+            let slowBody = try TestClient(port: server.port)
+            try slowBody.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
+            #expect(try slowBody.readResponse()?.status == 408)
+
+            let idle = try TestClient(port: server.port)
+            try idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try idle.readResponse()?.text == "hello")
+            #expect(try idle.isClosedByPeer())
+
+            let silent = try TestClient(port: server.port)
+            #expect(try silent.readToEOF().isEmpty)
+        }
+    }
+
+    @Test func deferredRepliesKeepPipelineOrder() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send(
+                "GET /deferred?ms=50 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+                    + "GET /deferred?ms=1 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse()?.text == "deferred 50")
+            #expect(try client.readResponse()?.text == "hello")
+            #expect(try client.readResponse()?.text == "deferred 1")
+        }
+    }
+
+    @Test func streamedBody() throws {
+        try withServer(responder: testRouter) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let streamed = try #require(try client.readResponse())
+            #expect(streamed.headers["Transfer-Encoding"] == "chunked")
+            #expect(streamed.text == "abc")
+            #expect(try client.readResponse()?.text == "hello")
+            let old = try TestClient(port: server.port)
+            try old.send("GET /stream HTTP/1.0\r\n\r\n")
+            let closeDelimited = try #require(try old.readResponse())
+            #expect(closeDelimited.text == "abc")
+        }
+    }
+
+    @Test func faults() throws {
+        try withServer(responder: testRouter) { server in
+            let reset = try TestClient(port: server.port)
+            try reset.send("GET /fault/reset HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(throws: SystemError(function: "recv", errno: ECONNRESET)) { try reset.readResponse() }
+
+            let closed = try TestClient(port: server.port)
+            try closed.send("GET /fault/close HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try closed.readResponse() == nil)
+
+            let truncated = try TestClient(port: server.port)
+            try truncated.send("GET /fault/truncate HTTP/1.1\r\nHost: t\r\n\r\n")
+            let raw = String(decoding: try truncated.readToEOF(), as: UTF8.self)
+            #expect(raw.contains("Content-Length: 1000\r\n"))
+            #expect(raw.hasSuffix("\r\n\r\nxxxxxxxxxx"))
+
+            let drip = try TestClient(port: server.port)
+            try drip.send("GET /fault/drip HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try drip.readResponse()?.text == String(repeating: "d", count: 100))
+            #expect(try drip.readResponse()?.text == "hello")
+        }
+    }
+
+    @Test func connectionLimits() throws {
+        try withServer({
+            $0.limits.maxConnections = 2
+            $0.limits.maxRequestsPerConnection = 2
+        }, responder: testRouter) { server in
+            let first = try TestClient(port: server.port)
+            let second = try TestClient(port: server.port)
+            try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try first.readResponse()?.headers["Connection"] == nil)
+            try second.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try second.readResponse()?.status == 200)
+            let third = try TestClient(port: server.port)
+            let refused = try #require(try third.readResponse())
+            #expect(refused.status == 503)
+            #expect(refused.text.contains("too-many-connections"))
+            try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try first.readResponse()?.headers["Connection"] == "close")
+            #expect(try first.isClosedByPeer())
+        }
+    }
+
+    @Test func ipv6Loopback() throws {
+        var configuration = HTTPServer.Configuration(host: "::1", port: 0)
+        configuration.workerThreads = 1
+        let server = HTTPServer(configuration: configuration, responder: testRouter)
+        try server.start()
+        defer {
+            server.shutdown()
+            server.waitUntilStopped()
+        }
+        #expect(server.localAddress == "[::1]:\(server.port)")
+        let client = try TestClient(port: server.port, host: "::1")
+        try client.send("GET /hello HTTP/1.1\r\nHost: [::1]\r\n\r\n")
+        #expect(try client.readResponse()?.text == "hello")
+    }
+
+    @Test func portInUseIsReported() throws {
+        try withServer(responder: testRouter) { server in
+            let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port), responder: testRouter)
+            #expect(throws: SystemError(function: "bind", errno: EADDRINUSE)) { try second.start() }
+        }
+    }
+}
