@@ -194,7 +194,7 @@ public struct HTTPParser: Sendable {
                 guard let raw = memchr(pointer.baseAddress! + searchFrom, Int32(Byte.lf), end - searchFrom) else {
                     return -1
                 }
-                return searchFrom + (UnsafeRawPointer(raw) - UnsafeRawPointer(pointer.baseAddress!))
+                return UnsafeRawPointer(raw) - UnsafeRawPointer(pointer.baseAddress!)
             }
             guard found >= 0 else {
                 index = end
@@ -255,7 +255,7 @@ public struct HTTPParser: Sendable {
         let from = start
         let found = buffer.withUnsafeBufferPointer { pointer -> Int in
             guard window > 0, let raw = memchr(pointer.baseAddress! + from, Int32(Byte.lf), window) else { return -1 }
-            return from + (UnsafeRawPointer(raw) - UnsafeRawPointer(pointer.baseAddress!))
+            return UnsafeRawPointer(raw) - UnsafeRawPointer(pointer.baseAddress!)
         }
         guard found >= 0 else {
             if available > limits.maxChunkLineLength + 1 { throw .chunkLineTooLong }

@@ -7,13 +7,18 @@ extension HTTPServer {
     /// Installs `DispatchSourceSignal` handlers that start a graceful ``shutdown(drainTimeout:)`` on each of
     /// `signals` (default SIGTERM and SIGINT). The signals' default action is disabled (`SIG_IGN`) while the
     /// handlers are installed and restored when the server stops, so an executable can
-    /// `server.waitUntilStopped(); exit(0)`. Call after ``start()``.
-    public func installSignalHandlers(_ signals: [Int32] = [SIGTERM, SIGINT], drainTimeout: Duration? = nil) {
+    /// `server.waitUntilStopped(); exit(0)`. Call after ``start()``. `onSignal`, if given, runs (on a Dispatch
+    /// queue) right after the shutdown began, e.g. to log it.
+    public func installSignalHandlers(
+        _ signals: [Int32] = [SIGTERM, SIGINT], drainTimeout: Duration? = nil,
+        onSignal: (@Sendable (Int32) -> Void)? = nil
+    ) {
         for signalNumber in signals {
             _ = Glibc.signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { [weak self] in
                 self?.shutdown(drainTimeout: drainTimeout)
+                onSignal?(signalNumber)
             }
             source.setCancelHandler {
                 _ = Glibc.signal(signalNumber, SIG_DFL)

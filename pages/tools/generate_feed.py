@@ -88,6 +88,7 @@ def section(index):
 
 def feed():
     return {
+        "$schema": "../schema/page-file.schema.json",
         "schemaVersion": 1,
         "kind": "page",
         "page": {

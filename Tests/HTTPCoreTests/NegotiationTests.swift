@@ -1,0 +1,152 @@
+import Testing
+
+@testable import HTTPCore
+
+@Suite("Content negotiation, ETags, helpers")
+struct NegotiationTests {
+    static let acceptEncodingCases: [(String?, Bool)] = [
+        (nil, false),
+        ("", false),
+        ("gzip", true),
+        ("GZIP", true),
+        ("x-gzip", true),
+        ("gzip, deflate, br", true),
+        ("deflate, br", false),
+        ("br;q=1.0, gzip;q=0.8, *;q=0.1", true),
+        ("gzip;q=0", false),
+        ("gzip; q=0.000", false),
+        ("*", true),
+        ("*;q=0", false),
+        ("identity", false),
+        ("identity;q=0, gzip;q=0.1", true),
+        ("gzip;q=0.5, identity;q=1", false),
+        ("gzip;q=0.5, identity;q=0.5", true),
+        ("gzip;q=2", false),
+        ("gzip;q=abc", false),
+        ("*;q=0.3, identity;q=0.2", true),
+        (" , gzip ,", true),
+    ]
+
+    @Test(arguments: acceptEncodingCases)
+    func acceptEncoding(_ value: String?, _ expected: Bool) {
+        #expect(AcceptEncoding.prefersGzip(value) == expected, "\(String(describing: value))")
+    }
+
+    @Test func etagMatching() {
+        let tag = "\"abc\""
+        #expect(ETagMatcher.matches("\"abc\"", tag))
+        #expect(ETagMatcher.matches("W/\"abc\"", tag))
+        #expect(ETagMatcher.matches("\"x\", \"abc\"", tag))
+        #expect(ETagMatcher.matches("*", tag))
+        #expect(!ETagMatcher.matches("\"abd\"", tag))
+        #expect(!ETagMatcher.matches("abc", tag))
+    }
+
+    @Test func preparedBodyVariants() throws {
+        let json = Array(String(repeating: "{\"k\":\"value\"},", count: 200).utf8)
+        let body = PreparedBody(json, contentType: "application/json")
+        let gzip = try #require(body.gzipBytes)
+        #expect(gzip.count < json.count)
+        #expect(Gzip.decompress(gzip) == json)
+        #expect(body.matches(ifNoneMatch: body.etag))
+        #expect(body.matches(ifNoneMatch: try #require(body.gzipETag)))
+        #expect(!body.matches(ifNoneMatch: "\"other\""))
+        let tiny = PreparedBody(Array("a".utf8), contentType: "text/plain")
+        #expect(tiny.gzipBytes == nil)
+    }
+
+    @Test func gzipRoundTrip() {
+        let input = Array((0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7 % 13) })
+        #expect(Gzip.decompress(Gzip.compress(input, level: 1)) == input)
+        #expect(Gzip.decompress(Array("not gzip".utf8)) == nil)
+    }
+
+    @Test func percentDecoding() {
+        #expect(PercentDecoding.decode("a%20b") == "a b")
+        #expect(PercentDecoding.decode("a+b", plusAsSpace: true) == "a b")
+        #expect(PercentDecoding.decode("a+b") == "a+b")
+        #expect(PercentDecoding.decode("%zz") == nil)
+        #expect(PercentDecoding.decode("%e2%82%ac") == "\u{20AC}")
+        #expect(PercentDecoding.decode("%ff") == nil)
+    }
+
+    @Test func fields() {
+        var fields: HTTPFields = ["Content-Type": "a", "X-A": "1"]
+        fields.append("x-a", "2")
+        #expect(fields.values(for: "X-A") == ["1", "2"])
+        fields.set("X-a", "3")
+        #expect(fields.values(for: "x-A") == ["3"])
+        fields["content-type"] = nil
+        #expect(!fields.contains("Content-Type"))
+        #expect(HTTPFields([("Connection", "keep-alive, Close")]).containsToken("close", in: "connection"))
+    }
+
+    @Test func problemJSON() {
+        let response = HTTPError(.notFound, code: "page-not-found", detail: "No \"x\"\n").makeResponse()
+        #expect(response.status == .notFound)
+        #expect(response.headers["Content-Type"] == "application/problem+json")
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("expected bytes")
+            return
+        }
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"No \\\"x\\\"\\n\",\"code\":\"page-not-found\"}"
+        )
+    }
+
+    @Test func httpDateFormat() {
+        #expect(HTTPDateCache.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+
+    @Test func decimalAndHexFormatting() {
+        for value in [0, 7, 10, 99, 12345, Int(Int32.max)] {
+            var bytes: [UInt8] = []
+            ByteFormatting.appendDecimal(value, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == String(value))
+            bytes = []
+            ByteFormatting.appendHex(value, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == String(value, radix: 16))
+        }
+    }
+}
+
+@Suite("Router")
+struct RouterTests {
+    static var router: Router {
+        var router = Router()
+        router.get("/v1/pages/{pageID}/next") { request in .text("next:\(request.pathParameters["pageID"] ?? "")") }
+        router.get("/v1/pages/home") { _ in .text("home") }
+        router.post("/v1/pages/{pageID}/next") { _ in .text("posted") }
+        router.get("/fail") { _ in throw HTTPError(.conflict, code: "busy") }
+        return router
+    }
+
+    func text(_ reply: HTTPReply) -> String? {
+        guard case .response(let response) = reply, case .bytes(let bytes) = response.body else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func matchesParametersAndLiterals() throws {
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages/a%20b/next"))) == "next:a b")
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages/home"))) == "home")
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .post, target: "/v1/pages/x/next"))) == "posted")
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .head, target: "/v1/pages/x/next?q"))) == "next:x")
+    }
+
+    @Test func notFoundAndMethodNotAllowed() {
+        #expect(throws: HTTPError.self) { try Self.router.respond(to: HTTPRequest(method: .get, target: "/nope")) }
+        do {
+            _ = try Self.router.respond(to: HTTPRequest(method: .delete, target: "/v1/pages/x/next"))
+            Issue.record("expected 405")
+        } catch let error as HTTPError {
+            #expect(error.status == .methodNotAllowed)
+            #expect(error.headers["Allow"] == "GET, HEAD, POST")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        #expect(throws: HTTPError.self) {
+            try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages//next"))
+        }
+    }
+}
