@@ -34,6 +34,9 @@ public final class HTTPServer: Sendable {
         var loopsRunning = 0
         var signalSources: [SignalSource] = []
         var stoppedWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Counters of loops that already stopped.
+        var stoppedAccepted = 0
+        var stoppedServed = 0
     }
 
     private let state = Mutex(State())
@@ -104,11 +107,14 @@ public final class HTTPServer: Sendable {
     }
 
     public var statistics: Statistics {
-        let loops = state.withLock { $0.loops }
-        return Statistics(
-            connectionsAccepted: loops.reduce(0) { $0 + $1.accepted.load(ordering: .relaxed) },
-            openConnections: openConnections.load(ordering: .relaxed),
-            responsesSent: loops.reduce(0) { $0 + $1.served.load(ordering: .relaxed) })
+        state.withLock { state in
+            Statistics(
+                connectionsAccepted: state.loops.reduce(state.stoppedAccepted) {
+                    $0 + $1.accepted.load(ordering: .relaxed)
+                },
+                openConnections: openConnections.load(ordering: .relaxed),
+                responsesSent: state.loops.reduce(state.stoppedServed) { $0 + $1.served.load(ordering: .relaxed) })
+        }
     }
 
     /// Graceful shutdown: new connections are refused as soon as this returns; idle keep-alive connections are
@@ -165,6 +171,10 @@ public final class HTTPServer: Sendable {
             state.loopsRunning -= 1
             guard state.loopsRunning == 0 else { return [] }
             state.phase = .stopped
+            for loop in state.loops {
+                state.stoppedAccepted += loop.accepted.load(ordering: .relaxed)
+                state.stoppedServed += loop.served.load(ordering: .relaxed)
+            }
             state.loops = []
             for source in state.signalSources { source.source.cancel() }
             state.signalSources = []

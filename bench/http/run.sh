@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# HTTPCore vs nginx on loopback: the same 2 KB / 20 KB / 200 KB JSON bytes, plain and gzip, at 1 and 64
+# connections. Each server is pinned to core 0, wrk to core 1; servers alternate and every row is repeated.
+#
+#   bench/http/run.sh                      # DURATION=5 ROUNDS=3
+#   DURATION=3 ROUNDS=2 bench/http/run.sh  # quicker
+#
+# Prints requests/s, p50, p99 and the server's CPU time per request (user+system of the server process during
+# the run / requests served), medians over rounds with min–max of CPU/request, and ratios to nginx.
+# Fails (exit 1) if wrk reports socket errors or timeouts (a starved connection shows up as a wrk timeout) or
+# non-2xx answers, or if the two servers do not serve the same bytes.
+set -euo pipefail
+
+DURATION=${DURATION:-5}
+ROUNDS=${ROUNDS:-3}
+CONNECTIONS=${CONNECTIONS:-"1 64"}
+SCRATCH=${SCRATCH:-.build-http}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+# ---- prerequisites ---------------------------------------------------------------------------------------
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v taskset >/dev/null || missing+=(util-linux)
+command -v python3 >/dev/null || missing+=(python3)
+command -v curl >/dev/null || missing+=(curl)
+command -v gzip >/dev/null || missing+=(gzip)
+if ! command -v nginx >/dev/null || ! nginx -V 2>&1 | grep -q http_gzip_static_module; then missing+=(nginx); fi
+if ((${#missing[@]})); then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        echo "installing: ${missing[*]}" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >&2
+    else
+        echo "missing prerequisites; run: sudo apt-get install -y ${missing[*]}" >&2
+        exit 2
+    fi
+fi
+if [[ $(nproc) -lt 2 ]]; then echo "needs at least 2 cores (server on core 0, wrk on core 1)" >&2; exit 2; fi
+
+# ---- build -------------------------------------------------------------------------------------------------
+if ! (cd "$ROOT" && swift build -c release --product bench-http --scratch-path "$SCRATCH" >/tmp/bench-http-build.log 2>&1); then
+    cat /tmp/bench-http-build.log >&2
+    exit 1
+fi
+BENCH_BIN="$ROOT/$SCRATCH/release/bench-http"
+
+# ---- files ---------------------------------------------------------------------------------------------------
+WORK=$(mktemp -d /tmp/bench-http.XXXXXX)
+mkdir -p "$WORK/www" "$WORK/nginx/logs"
+chmod 755 "$WORK"  # nginx workers run as an unprivileged user when started as root
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+python3 - "$WORK/www" <<'PY'
+import json, sys, random
+random.seed(7)
+for name, size in (("2k", 2048), ("20k", 20480), ("200k", 204800)):
+    items, i = [], 0
+    while True:
+        items.append({"id": i, "title": "Item %d" % i, "price": round(random.random() * 100, 2),
+                      "tags": random.sample(["new", "sale", "eco", "gift", "top"], 2), "stock": random.randint(0, 500)})
+        text = json.dumps(items, separators=(",", ":"))
+        if len(text) >= size:
+            break
+        i += 1
+    # pad with a trailing string field so the file is exactly `size` bytes and valid JSON
+    items.pop()
+    text = json.dumps(items, separators=(",", ":"))
+    pad = size - len(text) - len(',{"pad":""}')
+    items.append({"pad": "x" * pad})
+    text = json.dumps(items, separators=(",", ":"))
+    assert len(text) == size, (name, len(text))
+    open("%s/%s.json" % (sys.argv[1], name), "w").write(text)
+PY
+gzip -k -9 -n "$WORK"/www/*.json
+chmod -R a+rX "$WORK/www"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# ---- servers -------------------------------------------------------------------------------------------------
+NGINX_PORT=$(free_port)
+cat >"$WORK/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 65;
+    gzip off;
+    gzip_static on;
+    etag on;
+    types { application/json json; }
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $WORK/www;
+        location / { }
+    }
+}
+CONF
+taskset -c 0 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
+NGINX_MASTER=$!
+PIDS+=("$NGINX_MASTER")
+
+taskset -c 0 "$BENCH_BIN" --dir "$WORK/www" --threads 1 --port 0 >"$WORK/httpcore.out" 2>"$WORK/httpcore.err" &
+HTTPCORE_PID=$!
+PIDS+=("$HTTPCORE_PID")
+
+for _ in $(seq 100); do
+    [[ -s "$WORK/httpcore.out" ]] && curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/2k.json" && break
+    sleep 0.1
+done
+HTTPCORE_PORT=$(awk '/^listening/ {print $2}' "$WORK/httpcore.out")
+[[ -n "$HTTPCORE_PORT" ]] || { echo "bench-http did not start: $(cat "$WORK/httpcore.err")" >&2; exit 1; }
+NGINX_WORKER=$(pgrep -P "$NGINX_MASTER" | head -1)
+[[ -n "$NGINX_WORKER" ]] || { echo "nginx did not start" >&2; exit 1; }
+
+# ---- same bytes? ---------------------------------------------------------------------------------------------
+for file in 2k 20k 200k; do
+    for enc in identity gzip; do
+        a=$(curl -s -H "Accept-Encoding: $enc" "http://127.0.0.1:$NGINX_PORT/$file.json" | sha256sum)
+        b=$(curl -s -H "Accept-Encoding: $enc" "http://127.0.0.1:$HTTPCORE_PORT/$file.json" | sha256sum)
+        [[ "$a" == "$b" ]] || { echo "servers differ on $file.json ($enc)" >&2; exit 1; }
+    done
+done
+echo "same bytes: ok (nginx :$NGINX_PORT, HTTPCore :$HTTPCORE_PORT)" >&2
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+CLK_TCK=$(getconf CLK_TCK)
+RESULTS="$WORK/results.tsv"
+: >"$RESULTS"
+
+run_one() { # server port pid conns file enc round
+    local server=$1 port=$2 pid=$3 conns=$4 file=$5 enc=$6 round=$7 header=() out before after
+    [[ $enc == gzip ]] && header=(-H "Accept-Encoding: gzip")
+    before=$(cpu_ticks "$pid")
+    out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "${header[@]}" "http://127.0.0.1:$port/$file.json")
+    after=$(cpu_ticks "$pid")
+    python3 - "$server" "$conns" "$file" "$enc" "$round" "$((after - before))" "$CLK_TCK" "$out" >>"$RESULTS" <<'PY'
+import re, sys
+server, conns, file, enc, rnd, ticks, hz, out = sys.argv[1:]
+def dur(text):
+    v, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(v) * {"us": 1, "ms": 1e3, "s": 1e6}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+total = int(re.search(r"(\d+) requests in", out).group(1))
+p50 = dur(re.search(r"50%\s+(\S+)", out).group(1))
+p99 = dur(re.search(r"99%\s+(\S+)", out).group(1))
+errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+errs = sum(map(int, errors.groups())) if errors else 0
+non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+bad = int(non2xx.group(1)) if non2xx else 0
+cpu_us = int(ticks) / int(hz) * 1e6 / max(total, 1)
+print("\t".join(map(str, [server, conns, file, enc, rnd, rps, p50, p99, cpu_us, errs, bad, total])))
+PY
+}
+
+echo "running: ${ROUNDS} rounds x {1,64} connections x 3 files x {plain,gzip} x 2 servers, ${DURATION}s each" >&2
+for round in $(seq "$ROUNDS"); do
+    for conns in $CONNECTIONS; do
+        for file in 2k 20k 200k; do
+            for enc in plain gzip; do
+                if ((round % 2)); then order="nginx httpcore"; else order="httpcore nginx"; fi
+                for server in $order; do
+                    if [[ $server == nginx ]]; then
+                        run_one nginx "$NGINX_PORT" "$NGINX_WORKER" "$conns" "$file" "$enc" "$round"
+                    else
+                        run_one httpcore "$HTTPCORE_PORT" "$HTTPCORE_PID" "$conns" "$file" "$enc" "$round"
+                    fi
+                done
+            done
+        done
+    done
+    echo "round $round done" >&2
+done
+
+kill -TERM "$HTTPCORE_PID"
+wait "$HTTPCORE_PID" && echo "bench-http exited 0 after SIGTERM: $(cat "$WORK/httpcore.err")" >&2
+
+python3 - "$RESULTS" <<'PY'
+import sys, statistics
+from collections import defaultdict
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+data = defaultdict(list)
+failures = []
+for server, conns, file, enc, rnd, rps, p50, p99, cpu, errs, bad, total in rows:
+    data[(server, int(conns), file, enc)].append((float(rps), float(p50), float(p99), float(cpu)))
+    if int(errs) or int(bad):
+        failures.append(f"{server} c={conns} {file} {enc} round {rnd}: {errs} socket errors/timeouts, {bad} non-2xx")
+med = lambda xs: statistics.median(xs)
+print()
+print("| conns | body | enc | server | req/s | p50 µs | p99 µs | CPU µs/req (min–max) | req/s ÷ nginx | CPU ÷ nginx | p99 ÷ nginx |")
+print("|---:|---|---|---|---:|---:|---:|---|---:|---:|---:|")
+for conns in sorted({k[1] for k in data}):
+    for file in ("2k", "20k", "200k"):
+        for enc in ("plain", "gzip"):
+            n = data.get(("nginx", conns, file, enc)); h = data.get(("httpcore", conns, file, enc))
+            if not n or not h:
+                continue
+            nr, np50, np99, ncpu = (med([x[i] for x in n]) for i in range(4))
+            for name, runs in (("nginx", n), ("HTTPCore", h)):
+                r, p50, p99, cpu = (med([x[i] for x in runs]) for i in range(4))
+                lo, hi = min(x[3] for x in runs), max(x[3] for x in runs)
+                ratios = "| | |" if name == "nginx" else f"| {r/nr:.2f} | {cpu/ncpu:.2f} | {p99/np99:.2f} |"
+                print(f"| {conns} | {file} | {enc} | {name} | {r:,.0f} | {p50:.0f} | {p99:.0f} | {cpu:.1f} ({lo:.1f}–{hi:.1f}) {ratios}")
+print()
+if failures:
+    print("NOT EVERY CONNECTION SERVED / ERRORS:")
+    print("\n".join(failures))
+    sys.exit(1)
+print("every run: 0 socket errors, 0 timeouts (no starved connection), 0 non-2xx")
+PY
