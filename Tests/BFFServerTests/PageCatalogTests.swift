@@ -29,34 +29,69 @@ func temporaryPages(_ files: [String: String]) throws -> String {
         #expect(feed.page.sections.count >= 40)
     }
 
-    func page(_ id: String, sections: String = #"[{"id": "s", "widgets": [{"id": "t", "type": "text", "content": {"text": "x"}}]}]"#, server: String? = nil) -> String {
+    func page(
+        _ id: String,
+        sections: String = #"[{"id": "s", "widgets": [{"id": "t", "type": "text", "content": {"text": "x"}}]}]"#,
+        server: String? = nil
+    ) -> String {
         #"{"schemaVersion": 1, "kind": "page", "page": {"id": ""# + id + #"", "sections": "# + sections + "}"
             + (server.map { #", "server": "# + $0 } ?? "") + "}"
     }
 
     @Test func problemsAreReportedWithFileAndPath() throws {
         let directory = try temporaryPages([
-            "good.json": page("good", server: #"{"pageSize": 2, "actions": {"good.tap": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "removeWidget", "id": "t"}]}}}"#),
+            "good.json": page(
+                "good",
+                server:
+                    #"{"pageSize": 2, "actions": {"good.tap": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "removeWidget", "id": "t"}]}}}"#
+            ),
             "misnamed.json": page("other"),
             "bad..id.json": page("x"),
             "broken.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "broken", "sections": [}}"#,
             "more.json": page(
                 "more",
-                server: #"{"pagesize": 1, "actions": {"ghost": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "removeWidget", "id": "nope"}]}, "good.tap": {"schemaVersion": 1, "kind": "actionResponse"}}}"#),
+                server:
+                    #"{"pagesize": 1, "actions": {"ghost": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "removeWidget", "id": "nope"}]}, "good.tap": {"schemaVersion": 1, "kind": "actionResponse"}}}"#
+            ),
             "refs.json": page(
                 "refs",
-                sections: #"[{"id": "s", "widgets": [{"id": "b", "type": "button", "content": {"title": "x"}, "actions": {"tap": {"type": "api", "name": "good.tpa"}}}, {"id": "c", "type": "button", "content": {"title": "y"}, "actions": {"tap": {"type": "open_bottom_sheet", "pageID": "missing"}}}]}]"#),
+                sections:
+                    #"[{"id": "s", "widgets": [{"id": "b", "type": "button", "content": {"title": "x"}, "actions": {"tap": {"type": "api", "name": "good.tpa"}}}, {"id": "c", "type": "button", "content": {"title": "y"}, "actions": {"tap": {"type": "open_bottom_sheet", "pageID": "missing"}}}]}]"#
+            ),
         ])
         let catalog = PageCatalog.load(directory: directory)
         let lines = catalog.diagnostics.map(\.description)
-        #expect(lines.contains("bad..id.json: /: error: invalid_page_id: page file names are <page id>.json with ids matching \(PageID.pattern)"))
-        #expect(lines.contains("misnamed.json: /page/id: error: page_id_mismatch: page id \"other\" differs from the file name; name the file other.json"))
-        #expect(lines.contains { $0.hasPrefix("broken.json: /: error: invalid_json: unexpected character '}' at line 1, column ") })
-        #expect(lines.contains("more.json: /server/pagesize: error: unknown_setting: unknown setting (did you mean pageSize?)"))
-        #expect(lines.contains { $0.hasPrefix("more.json: /server/actions/ghost/mutations/0/id: error: mutation_target_not_found:") })
-        #expect(lines.contains("more.json: /server/actions/good.tap: error: duplicate_action: action \"good.tap\" is already declared by page \"good\""))
-        #expect(lines.contains("refs.json: /page/sections/0/widgets/0/actions/tap/name: error: unknown_action_reference: no page declares action \"good.tpa\" (did you mean good.tap?)"))
-        #expect(lines.contains("refs.json: /page/sections/0/widgets/1/actions/tap/pageID: error: unknown_page_reference: there is no page \"missing\" in the catalog"))
+        #expect(
+            lines.contains(
+                "bad..id.json: /: error: invalid_page_id: page file names are <page id>.json with ids matching \(PageID.pattern)"
+            ))
+        #expect(
+            lines.contains(
+                "misnamed.json: /page/id: error: page_id_mismatch: page id \"other\" differs from the file name; name the file other.json"
+            ))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("broken.json: /: error: invalid_json: unexpected character '}' at line 1, column ")
+            })
+        #expect(
+            lines.contains(
+                "more.json: /server/pagesize: error: unknown_setting: unknown setting (did you mean pageSize?)"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("more.json: /server/actions/ghost/mutations/0/id: error: mutation_target_not_found:")
+            })
+        #expect(
+            lines.contains(
+                "more.json: /server/actions/good.tap: error: duplicate_action: action \"good.tap\" is already declared by page \"good\""
+            ))
+        #expect(
+            lines.contains(
+                "refs.json: /page/sections/0/widgets/0/actions/tap/name: error: unknown_action_reference: no page declares action \"good.tpa\" (did you mean good.tap?)"
+            ))
+        #expect(
+            lines.contains(
+                "refs.json: /page/sections/0/widgets/1/actions/tap/pageID: error: unknown_page_reference: there is no page \"missing\" in the catalog"
+            ))
         #expect(catalog.pageIDs == ["good"])
         #expect(catalog.actions.keys.sorted() == ["good.tap"])
         #expect(catalog.pages["good"]?.pageSize == 2)
