@@ -32,7 +32,8 @@ let package = Package(
         // Test kit: servers on ephemeral loopback ports, fixtures.
         .target(name: "BFFTesting", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
         // The thin command-line executable.
-        .executableTarget(name: "flow-bff", dependencies: ["BFFServer", "PageStore", "PageModel"], swiftSettings: strict),
+        .executableTarget(
+            name: "flow-bff", dependencies: ["BFFServer", "PageStore", "PageModel"], swiftSettings: strict),
 
         // Benchmark executables (see bench/README.md).
         .executableTarget(
@@ -40,7 +41,8 @@ let package = Package(
         .executableTarget(
             name: "bench-http", dependencies: ["HTTPCore"], path: "bench/http/Sources", swiftSettings: strict),
 
-        .testTarget(name: "PageModelTests", dependencies: ["PageModel"], swiftSettings: strict),
+        .testTarget(
+            name: "PageModelTests", dependencies: ["PageModel"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CZlib"], swiftSettings: strict),
         .testTarget(name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting"], swiftSettings: strict),
         .testTarget(name: "PageStoreTests", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),

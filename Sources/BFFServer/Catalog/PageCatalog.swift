@@ -66,16 +66,17 @@ public struct PageCatalog: Sendable {
     /// Adds decoded files: registers their pages and actions, then checks references across pages.
     mutating func add(_ files: [(name: String, file: PageFile)]) {
         var fileDiagnostics: [String: [Diagnostic]] = [:]
+        var declaredBy: [String: String] = [:]
         for (name, file) in files {
             fileDiagnostics[name] = file.diagnostics
             for action in file.actions {
-                if let existing = actions[action.name] {
+                if let existing = declaredBy[action.name] {
                     fileDiagnostics[name, default: []].append(
                         .error(
                             "duplicate_action", JSONPointer("/server/actions") / action.name,
-                            "action \"\(action.name)\" is already declared by page \"\(existing.pageID)\""))
-                } else if !file.diagnostics.containsErrors {
-                    actions[action.name] = action
+                            "action \"\(action.name)\" is already declared by page \"\(existing)\""))
+                } else {
+                    declaredBy[action.name] = action.pageID
                 }
             }
         }
@@ -86,7 +87,9 @@ public struct PageCatalog: Sendable {
             fileDiagnostics[name, default: []].append(
                 contentsOf: Self.checkReferences(
                     page.page, actions: file.actions, pages: declaredPages, actionNames: declaredActions))
-            if !fileDiagnostics[name, default: []].containsErrors { pages[page.page.id] = page }
+            guard !fileDiagnostics[name, default: []].containsErrors else { continue }
+            pages[page.page.id] = page
+            for action in file.actions { actions[action.name] = action }
         }
         for (name, _) in files {
             diagnostics.append(

@@ -45,10 +45,9 @@ extension DecodingContext {
             guard let widgetValue = object["widget"] else { throw Self.missing(path / "widget", "object") }
             documentRoot = path
             var widgetObject = try self.object(widgetValue, at: path / "widget")
-            if widgetObject["id"] == nil { widgetObject["id"] = .string(id) }
-            guard let widget = widget(.object(widgetObject), at: path / "widget") else {
-                throw ContractError(code: "invalid_envelope", path: path / "widget", message: "invalid widget")
-            }
+            if widgetObject["id"]?.isNull ?? true { widgetObject["id"] = .string(id) }
+            // An object always decodes to a widget (problems inside it are diagnostics).
+            let widget = widget(.object(widgetObject), at: path / "widget")!
             return .replaceWidget(id: id, widget: widget)
         case MutationType.removeWidget:
             return .removeWidget(id: try string(object["id"], at: path / "id"))

@@ -63,7 +63,7 @@ extension DecodingContext {
                 items[index].id = claimed
                 diagnostics.append(
                     .error(
-                        "duplicate_id", path / index / "id", widgetID: claimed,
+                        "duplicate_id", path / index / "id", widgetID: items[index] is Widget ? claimed : nil,
                         "id \"\(original)\" is already used in this scope; renamed to \"\(claimed)\""))
             }
             if var widget = items[index] as? Widget, !widget.children.isEmpty {

@@ -153,7 +153,7 @@ struct DecodingContext {
             rendering = .unknownType
         }
         var widget = Widget(id: id, type: type, content: content, rendering: rendering, isGeneratedID: generated)
-        if let actions = object["actions"] {
+        if let actions = object["actions"], !actions.isNull {
             widget.actions = self.actions(actions, at: path / "actions", widgetID: id)
         }
         if let children = object["children"], !children.isNull {
@@ -228,6 +228,12 @@ struct DecodingContext {
         case ActionType.openBottomSheet:
             guard let pageID = requiredString("pageID") else { return missing("pageID") }
             var parameters: [String: String] = [:]
+            if let value = object["parameters"], !value.isNull, value.objectValue == nil {
+                diagnostics.append(
+                    .error(
+                        "invalid_action", path / "parameters", widgetID: widgetID,
+                        "parameters must be an object of strings, found \(value.typeName)"))
+            }
             if case .object(let given)? = object["parameters"] {
                 for member in given.members {
                     if case .string(let text) = member.value {

@@ -1,5 +1,7 @@
 /// `Codable` bridges, for hosts that use `JSONEncoder`/`JSONDecoder`. The codec's own fast path is
-/// ``PageDecoder`` and ``JSONRepresentable``; these conformances go through the same rules, so both agree.
+/// ``PageDecoder`` and ``JSONRepresentable``; these conformances apply the same decoding rules. One difference:
+/// `Decoder` does not report object keys in source order, so the bridge sorts content keys — the decoded model is
+/// equal, but re-encoded bytes (and so ETags) can differ from the fast path's. Servers use the fast path.
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

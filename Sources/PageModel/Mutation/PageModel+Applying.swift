@@ -4,7 +4,9 @@ extension PageModel {
     /// - Throws: ``ContractError`` `mutation_target_not_found` when `replaceWidget` or `removeWidget` names an id
     ///   that is not in the document — never a silent no-op.
     /// - Note: section and widget ids that collide with ones already in the document are renamed by the id rule
-    ///   (`id#2`, …) and reported in `diagnostics` as `duplicate_id` errors.
+    ///   (`id#2`, …) and reported in `diagnostics` as `duplicate_id` errors, with paths relative to the mutation
+    ///   object (`/sections/0/id`, `/widget/id`). A replaced top-level widget is checked against the page's
+    ///   top-level ids; a replaced nested widget against its siblings.
     public func applying(_ mutation: PageMutation, diagnostics: inout [Diagnostic]) throws(ContractError)
         -> PageModel
     {
@@ -20,8 +22,8 @@ extension PageModel {
             page.sections.insert(contentsOf: added, at: 0)
         case .replaceWidget(let id, var widget):
             guard let location = page.locate(id) else { throw Self.notFound(id, "replaceWidget") }
-            if widget.id != id, location.isTopLevel {
-                var ids = UniqueIDs(page.topLevelWidgetIDs)
+            if widget.id != id {
+                var ids = UniqueIDs(location.isTopLevel ? page.topLevelWidgetIDs : page.siblingIDs(of: location))
                 ids.release(id)
                 let claimed = ids.claim(widget.id)
                 if claimed != widget.id {

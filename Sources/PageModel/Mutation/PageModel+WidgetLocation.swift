@@ -58,6 +58,18 @@ extension PageModel {
         return widget
     }
 
+    /// The ids of the widgets beside the one at `location` (itself included) in its parent's children.
+    func siblingIDs(of location: WidgetLocation) -> [String] {
+        var widget: Widget
+        switch location.list {
+        case .header: widget = header[location.index]
+        case .section(let section): widget = sections[section].widgets[location.index]
+        case .footer: widget = footer[location.index]
+        }
+        for index in location.childPath.dropLast() { widget = widget.children[index] }
+        return widget.children.map(\.id)
+    }
+
     /// Replaces (or, with `nil`, removes) the widget at `location`.
     mutating func modify(at location: WidgetLocation, _ change: (inout Widget?) -> Void) {
         switch location.list {

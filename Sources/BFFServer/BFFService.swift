@@ -1,0 +1,65 @@
+import HTTPCore
+import PageModel
+
+/// A running flow-bff: the application and the HTTP server that drives it.
+public final class BFFService: Sendable {
+    public let application: BFFApplication
+    public let server: HTTPServer
+
+    init(application: BFFApplication, server: HTTPServer) {
+        self.application = application
+        self.server = server
+    }
+
+    /// Binds and starts serving; returns once connections are accepted.
+    public func start() throws {
+        try server.start()
+        let server = server
+        application.reportOpenConnections { server.statistics.openConnections }
+    }
+
+    /// The bound port (after ``start()``).
+    public var port: Int { server.port }
+
+    /// `http://host:port` of the bound socket, IPv6 hosts in brackets.
+    public var baseURL: String { "http://" + server.localAddress }
+
+    /// Graceful shutdown: `/readyz` turns 503, new connections are refused, in-flight requests finish.
+    public func shutdown() {
+        application.setReady(false)
+        server.shutdown(drainTimeout: .milliseconds(Int(application.configuration.server.drainSeconds * 1000)))
+    }
+
+    /// Blocks until the server has stopped.
+    public func waitUntilStopped() { server.waitUntilStopped() }
+}
+
+/// The server refuses to start: the catalog has error diagnostics.
+public struct CatalogError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [FileDiagnostic]
+
+    public var description: String {
+        diagnostics.filter { $0.diagnostic.severity == .error }.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// The one builder the CLI and the tests call: loads the catalog (unless given) and wires application and server.
+///
+/// - Throws: ``CatalogError`` when the catalog has error diagnostics (nothing is served then).
+public func makeServer(
+    configuration: BFFConfiguration, catalog: PageCatalog? = nil, log: any BFFLogSink = StandardOutputLogSink(),
+    httpLogger: any HTTPLogSink = HTTPNoopLogSink()
+) throws -> BFFService {
+    let catalog = catalog ?? PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+    guard !catalog.diagnostics.containsErrors else { throw CatalogError(diagnostics: catalog.diagnostics) }
+    let application = BFFApplication(configuration: configuration, catalog: catalog, log: log)
+    var http = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
+    if configuration.server.workers > 0 { http.workerThreads = configuration.server.workers }
+    http.limits.maxBodySize = configuration.http.maximumActionBodyBytes
+    http.limits.maxConnections = configuration.http.maximumConnections
+    http.timeouts.headerRead = .milliseconds(Int(configuration.http.headerTimeoutSeconds * 1000))
+    http.timeouts.idle = .milliseconds(Int(configuration.http.idleTimeoutSeconds * 1000))
+    http.timeouts.drain = .milliseconds(Int(configuration.server.drainSeconds * 1000))
+    let server = HTTPServer(configuration: http, logger: httpLogger, responder: application)
+    return BFFService(application: application, server: server)
+}

@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Where the server writes its lines (access log, startup messages). Libraries take a sink; tests pass
+/// ``MemoryLogSink``.
+public protocol BFFLogSink: Sendable {
+    func write(_ line: String)
+}
+
+/// Buffers lines and writes them to standard output in batches (at 32 KiB, every 200 ms, and on ``flush()``), so
+/// access logging costs no syscall per request.
+// @unchecked Sendable: `buffer` is a Mutex; `timer` is only touched in init and deinit.
+public final class StandardOutputLogSink: BFFLogSink, @unchecked Sendable {
+    private let buffer = Mutex<[UInt8]>([])
+    private let timer: DispatchSourceTimer
+
+    public init() {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "flow-bff.log"))
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+        timer.setEventHandler { [weak self] in self?.flush() }
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
+
+    public func write(_ line: String) {
+        let full = buffer.withLock { buffer -> Bool in
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(UInt8(ascii: "\n"))
+            return buffer.count >= 32_768
+        }
+        if full { flush() }
+    }
+
+    public func flush() {
+        let bytes = buffer.withLock { buffer -> [UInt8] in
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer
+        }
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+}
+
+/// Keeps lines in memory, for tests.
+public final class MemoryLogSink: BFFLogSink {
+    private let storage = Mutex<[String]>([])
+
+    public init() {}
+
+    public func write(_ line: String) { storage.withLock { $0.append(line) } }
+
+    public var lines: [String] { storage.withLock { $0 } }
+}
+
+/// One structured access-log line: `{"time","requestID","method","path","status","bytes","durationMs","route"}`.
+struct AccessLogLine {
+    var requestID: String
+    var method: String
+    var path: String
+    var route: String
+    var status: Int
+    var bytes: Int
+    var seconds: Double
+
+    var json: String {
+        var line = "{\"time\":\""
+        line += Self.timestamp()
+        line += "\",\"requestID\":\"\(requestID)\",\"method\":\"\(method)\",\"path\":"
+        line += Self.quoted(path)
+        line += ",\"route\":\"\(route)\",\"status\":\(status),\"bytes\":\(bytes),\"durationMs\":"
+        line += String(Double(Int(seconds * 1_000_000)) / 1000)
+        line += "}"
+        return line
+    }
+
+    static func quoted(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case _ where scalar.value < 0x20:
+                output +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var time = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &time)
+        let millis = now.tv_nsec / 1_000_000
+        func pad(_ value: Int32, _ width: Int = 2) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(time.tm_year + 1900)-\(pad(time.tm_mon + 1))-\(pad(time.tm_mday))T\(pad(time.tm_hour)):"
+            + "\(pad(time.tm_min)):\(pad(time.tm_sec)).\(pad(Int32(millis), 3))Z"
+    }
+}
+
+/// `X-Request-ID`: the client's when it is 1–128 visible ASCII characters, else a new random one.
+enum RequestID {
+    static func accept(_ value: String?) -> String {
+        if let value, (1...128).contains(value.utf8.count),
+            value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        {
+            return value
+        }
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        let hex = String(high, radix: 16) + String(low, radix: 16)
+        return String(repeating: "0", count: max(0, 32 - hex.count)) + hex
+    }
+}

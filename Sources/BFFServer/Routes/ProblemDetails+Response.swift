@@ -1,0 +1,62 @@
+import HTTPCore
+import PageModel
+
+extension ProblemDetails {
+    /// The `application/problem+json` response for this problem.
+    var response: HTTPResponse {
+        var headers = HTTPFields()
+        headers.set("Content-Type", ProblemDetails.mediaType)
+        headers.set("Cache-Control", "no-store")
+        return HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: .bytes(encoded()))
+    }
+
+    static func pageNotFound(_ id: String, suggestion: String?) -> ProblemDetails {
+        ProblemDetails(
+            status: 404, code: "page_not_found", title: "Page not found",
+            detail: "There is no page \"\(id)\"." + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""))
+    }
+
+    static func invalidPageID(_ id: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 400, code: "invalid_page_id", title: "Invalid page id",
+            detail: "Page ids match \(PageID.pattern).")
+    }
+
+    static func invalidCursor(_ reason: String) -> ProblemDetails {
+        ProblemDetails(status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: reason + ".")
+    }
+
+    static let cursorExpired = ProblemDetails(
+        status: 410, code: "cursor_expired", title: "Cursor expired",
+        detail: "The page changed after this cursor was issued. Load the page again (refresh) and paginate from there.")
+
+    static func invalidJSON(_ message: String) -> ProblemDetails {
+        ProblemDetails(status: 400, code: "invalid_json", title: "Invalid JSON", detail: message + ".", path: "")
+    }
+
+    static func invalidRequest(_ path: JSONPointer, _ message: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 400, code: "invalid_request", title: "Invalid request", detail: message, path: path.string)
+    }
+
+    static func bodyTooLarge(_ limit: Int) -> ProblemDetails {
+        ProblemDetails(
+            status: 413, code: "body_too_large", title: "Body too large",
+            detail: "Request bodies are limited to \(limit) bytes.")
+    }
+
+    static func unsupportedMediaType(_ type: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+            detail: "Send application/json, not \(type).")
+    }
+
+    static func unknownAction(_ name: String, suggestion: String?) -> ProblemDetails {
+        ProblemDetails(
+            status: 404, code: "unknown_action", title: "Unknown action",
+            detail: "There is no api action \"\(name)\"." + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""))
+    }
+
+    static let notReady = ProblemDetails(
+        status: 503, code: "not_ready", title: "Not ready", detail: "The server is starting or shutting down.")
+}

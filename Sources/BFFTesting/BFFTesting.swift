@@ -1,4 +1,0 @@
-import BFFServer
-
-/// BFFTesting: the test kit.
-public enum BFFTesting {}

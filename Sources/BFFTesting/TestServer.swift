@@ -1,0 +1,51 @@
+import BFFServer
+import Foundation
+import PageModel
+
+/// Starts a flow-bff server on an ephemeral loopback port, runs `body` with its base URL, then shuts it down.
+///
+/// - Parameters:
+///   - pages: the pages directory (default: the repository's `pages/`, found from this file).
+///   - configuration: the configuration to start from (port and host are forced to `127.0.0.1:0`).
+///   - cursorKey: the cursor key, when the test needs a known one.
+///   - log: the access-log sink; by default lines are kept in memory and dropped.
+public func withTestServer<Result>(
+    pages: String? = nil, configuration: BFFConfiguration = BFFConfiguration(), cursorKey: String? = nil,
+    log: any BFFLogSink = MemoryLogSink(), _ body: (TestServer) async throws -> Result
+) async throws -> Result {
+    var configuration = configuration
+    configuration.pages.directory = pages ?? TestServer.bundledPages
+    if let cursorKey { configuration.cursors.key = cursorKey }
+    configuration.server.host = configuration.server.host == "::1" ? "::1" : "127.0.0.1"
+    configuration.server.port = 0
+    if configuration.server.workers == 0 { configuration.server.workers = 2 }
+    let service = try makeServer(configuration: configuration, log: log)
+    try service.start()
+    let server = TestServer(service: service)
+    do {
+        let result = try await body(server)
+        service.shutdown()
+        await service.server.stoppedAsync()
+        return result
+    } catch {
+        service.shutdown()
+        await service.server.stoppedAsync()
+        throw error
+    }
+}
+
+/// A running test server.
+public struct TestServer: Sendable {
+    public let service: BFFService
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: String { service.baseURL }
+    public var port: Int { service.port }
+
+    /// The repository's bundled `pages/` directory.
+    public static let bundledPages: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("pages").path
+    }()
+}

@@ -1,0 +1,264 @@
+import BFFServer
+import BFFTesting
+import Foundation
+import PageModel
+import Testing
+
+/// Real HTTP on loopback, port 0, against the bundled pages.
+@Suite struct LiveServerTests {
+    static let key = String(repeating: "test-cursor-key-", count: 3)
+
+    func client(_ server: TestServer) -> HTTPTestClient { HTTPTestClient(port: server.port) }
+
+    @Test func everySamplePageIsWalkedToTheEndWithEachSectionOnce() async throws {
+        try await withTestServer(cursorKey: Self.key) { server in
+            let http = client(server)
+            let catalog = PageCatalog.load(directory: TestServer.bundledPages)
+            var paginated = 0
+            for pageID in catalog.pageIDs {
+                let first = try http.get("/v1/pages/\(pageID)")
+                #expect(first.status == 200)
+                #expect(first.header("Content-Type") == "application/json")
+                var page = try PageDecoder().decodePage(first.body).value
+                var seen = page.sections.map(\.id)
+                var requests = 0
+                while let postback = page.pagination?.postback, page.hasMore, requests < 1_000 {
+                    requests += 1
+                    let target = "/v1/pages/\(pageID)/next?postback=\(postback)"
+                    let next = try http.get(target)
+                    #expect(next.status == 200)
+                    let replay = try http.get(target)
+                    #expect(replay.body == next.body, "replaying a postback returns the same chunk")
+                    let chunk = try PageDecoder().decodeNextPage(next.body).value
+                    seen += chunk.sections.map(\.id)
+                    var diagnostics: [Diagnostic] = []
+                    page = page.appending(chunk, diagnostics: &diagnostics)
+                    #expect(diagnostics.isEmpty)
+                }
+                if requests > 0 { paginated += 1 }
+                let expected = try #require(catalog.pages[pageID]).page.sections.map(\.id)
+                #expect(seen == expected, "\(pageID): every section exactly once, in order")
+                #expect(Set(seen).count == seen.count)
+            }
+            #expect(paginated >= 1, "the feed paginates")
+        }
+    }
+
+    @Test func everyTamperedPostbackIsA400ProblemAndTheServerKeepsAnswering() async throws {
+        try await withTestServer { server in
+            let http = client(server)
+            let page = try PageDecoder().decodePage(try http.get("/v1/pages/feed").body).value
+            let postback = Array(try #require(page.pagination?.postback).utf8)
+            for index in postback.indices {
+                var tampered = postback
+                tampered[index] = tampered[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+                let response = try http.get("/v1/pages/feed/next?postback=\(String(decoding: tampered, as: UTF8.self))")
+                #expect(response.status == 400)
+                #expect(response.header("Content-Type") == "application/problem+json")
+                let problem = try JSONDecoder().decode(ProblemDetails.self, from: Data(response.body))
+                #expect(problem.code == "invalid_cursor")
+            }
+            #expect(try http.get("/healthz").status == 200)
+        }
+    }
+
+    @Test func aCursorForAnotherPageOrPastTheEndIsRejected() async throws {
+        try await withTestServer(cursorKey: Self.key) { server in
+            let http = client(server)
+            let codec = CursorCodec(key: Self.key)
+            let version = try #require(server.service.application.catalog.pages["feed"]).version
+            let foreign = codec.encode(Cursor(pageID: "feed", version: version, position: 5))
+            let wrongPage = try http.get("/v1/pages/home/next?postback=\(foreign)")
+            #expect(wrongPage.status == 400)
+            #expect(wrongPage.text.contains("invalid_cursor"))
+            let past = codec.encode(Cursor(pageID: "feed", version: version, position: 100_000))
+            #expect(try http.get("/v1/pages/feed/next?postback=\(past)").status == 400)
+            let old = codec.encode(Cursor(pageID: "feed", version: "0000000000000000", position: 5))
+            let expired = try http.get("/v1/pages/feed/next?postback=\(old)")
+            #expect(expired.status == 410)
+            #expect(expired.text.contains("\"code\":\"cursor_expired\""))
+            let posted = try http.post("/v1/pages/feed/next", json: #"{"postback": "\#(foreign)"}"#)
+            #expect(posted.status == 200)
+            #expect(
+                try http.post("/v1/pages/feed/next", json: #"{"cursor": 1}"#).text.contains("\"path\":\"/postback\""))
+        }
+    }
+
+    @Test(arguments: [
+        "/v1/pages/..%2f..%2fetc%2fpasswd", "/v1/pages/%2e%2e", "/v1/pages/%2e%2e%2fconfig",
+        "/v1/pages/..%252f..%252fpages",
+        "/v1/pages/%252e%252e", "/v1/pages/home%00", "/v1/pages/..", "/v1/pages/.%2e/next?postback=x",
+        "/v1/pages/home.json",
+        "/v1/pages/%2fetc%2fpasswd",
+    ])
+    func traversalPageIDsAreRejected(_ target: String) async throws {
+        try await withTestServer { server in
+            let http = client(server)
+            let response = try http.get(target)
+            #expect([400, 404].contains(response.status), "\(target) → \(response.status)")
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(!response.text.contains("root:"))
+            #expect(try http.get("/v1/pages/home").status == 200)
+        }
+    }
+
+    @Test func unknownPagesExplainTheNearMiss() async throws {
+        try await withTestServer { server in
+            let response = try client(server).get("/v1/pages/hme")
+            #expect(response.status == 404)
+            let problem = try JSONDecoder().decode(ProblemDetails.self, from: Data(response.body))
+            #expect(problem.code == "page_not_found")
+            #expect(problem.detail.contains("Did you mean \"home\"?"))
+        }
+    }
+
+    @Test func apiActionsAnswerAndBadBodiesGetStableCodes() async throws {
+        try await withTestServer { server in
+            let http = client(server)
+            let catalog = server.service.application.catalog
+            let name = try #require(catalog.actions.keys.sorted().first)
+            let action = try #require(catalog.actions[name])
+            let ok = try http.post(
+                "/v1/actions/\(name)", json: #"{"pageID": "\#(action.pageID)", "widgetID": "w", "event": "tap"}"#)
+            #expect(ok.status == 200)
+            #expect(try PageDecoder().decodeActionResponse(ok.body).value == action.response)
+            let cases: [(String, String, [(String, String)], Int, String)] = [
+                (
+                    "/v1/actions/\(name)", #"{"pageID": "cart", "widgetID": "w", "event": "tap""#, [], 400,
+                    "invalid_json"
+                ),
+                ("/v1/actions/\(name)", #"{"pageID": "cart", "event": "tap"}"#, [], 400, "invalid_request"),
+                (
+                    "/v1/actions/\(name)", #"{"pageID": "cart", "widgetID": "w", "event": "swipe"}"#, [], 400,
+                    "invalid_request"
+                ),
+                ("/v1/actions/\(name)", #"[1, 2]"#, [], 400, "invalid_request"),
+                (
+                    "/v1/actions/no.such", #"{"pageID": "cart", "widgetID": "w", "event": "tap"}"#, [], 404,
+                    "unknown_action"
+                ),
+                ("/v1/actions/\(name)", "pageID=cart", [("Content-Type", "text/plain")], 415, "unsupported_media_type"),
+                (
+                    "/v1/actions/\(name)", String(repeating: "[", count: 100) + String(repeating: "]", count: 100), [],
+                    400, "invalid_json"
+                ),
+            ]
+            for (target, body, headers, status, code) in cases {
+                let response = try http.request(
+                    "POST", target, headers: headers.isEmpty ? [("Content-Type", "application/json")] : headers,
+                    body: Array(body.utf8))
+                #expect(response.status == status, "\(body)")
+                #expect(response.header("Content-Type") == "application/problem+json")
+                #expect(response.text.contains("\"code\":\"\(code)\""), "\(body): \(response.text)")
+            }
+            let missing = try http.post("/v1/actions/\(name)", json: #"{"pageID": "cart", "event": "tap"}"#)
+            #expect(missing.text.contains("\"path\":\"/widgetID\""))
+            let huge =
+                "{\"pageID\": \"cart\", \"widgetID\": \"w\", \"event\": \"tap\", \"payload\": \""
+                + String(repeating: "x", count: 70_000) + "\"}"
+            let oversize = try http.post("/v1/actions/\(name)", json: huge)
+            #expect(oversize.status == 413)
+            #expect(try HTTPTestClient(port: server.port).get("/healthz").status == 200)
+        }
+    }
+
+    @Test func gzipETagAndNotModified() async throws {
+        try await withTestServer { server in
+            let http = client(server)
+            let plain = try http.get("/v1/pages/feed")
+            let gzip = try http.get("/v1/pages/feed", headers: [("Accept-Encoding", "gzip")])
+            #expect(gzip.header("Content-Encoding") == "gzip")
+            #expect(gzip.rawBody.count < plain.rawBody.count)
+            #expect(gzip.body == plain.body)
+            let etag = try #require(plain.header("ETag"))
+            let again = try http.get("/v1/pages/feed", headers: [("If-None-Match", etag)])
+            #expect(again.status == 304)
+            #expect(again.rawBody.isEmpty)
+            let feed = try #require(server.service.application.catalog.pages["feed"])
+            #expect(plain.header("Cache-Control") == feed.cacheControl)
+        }
+    }
+
+    @Test func requestIDsAreEchoedAndAccessLogged() async throws {
+        let log = MemoryLogSink()
+        try await withTestServer(log: log) { server in
+            let http = client(server)
+            let response = try http.get("/v1/pages/home", headers: [("X-Request-ID", "trace-123")])
+            #expect(response.header("X-Request-ID") == "trace-123")
+            let generated = try http.get("/healthz")
+            #expect(generated.header("X-Request-ID")?.count == 32)
+            let line = try #require(log.lines.first { $0.contains("trace-123") })
+            let entry = try PageDecoder().parse(Array(line.utf8))
+            #expect(entry["method"] == "GET")
+            #expect(entry["path"] == "/v1/pages/home")
+            #expect(entry["route"] == "page")
+            #expect(entry["status"] == 200)
+            #expect(entry["bytes"]?.intValue == response.rawBody.count)
+            #expect(entry["durationMs"]?.numberValue != nil)
+        }
+    }
+
+    @Test func healthReadinessMetricsAndRouting() async throws {
+        try await withTestServer { server in
+            let http = client(server)
+            #expect(try http.get("/healthz").text == #"{"status":"ok"}"#)
+            #expect(try http.get("/readyz").text.contains("\"status\":\"ready\""))
+            _ = try http.get("/v1/pages/home")
+            _ = try http.get("/v1/pages/nope")
+            let metrics = try http.get("/metrics").text
+            #expect(metrics.contains("flow_bff_requests_total{route=\"page\",status=\"200\"} 1"))
+            #expect(metrics.contains("flow_bff_requests_total{route=\"page\",status=\"404\"} 1"))
+            #expect(metrics.contains("flow_bff_request_duration_seconds_count{route=\"page\"} 2"))
+            #expect(metrics.contains("flow_bff_open_connections 1"))
+            #expect(metrics.contains("flow_bff_catalog_load_errors 0"))
+            let unknown = try http.get("/v1/pagez/home")
+            #expect(unknown.status == 404)
+            #expect(unknown.text.contains("\"code\":\"not_found\""))
+            let wrongMethod = try http.request("DELETE", "/v1/pages/home")
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.header("Allow")?.contains("GET") == true)
+            server.service.application.setReady(false)
+            #expect(try http.get("/readyz").status == 503)
+        }
+    }
+
+    @Test func aReplicaContinuesACursorAnotherIssued() async throws {
+        try await withTestServer(cursorKey: Self.key) { first in
+            try await withTestServer(cursorKey: Self.key) { second in
+                let page = try PageDecoder().decodePage(try client(first).get("/v1/pages/feed").body).value
+                let postback = try #require(page.pagination?.postback)
+                let onSecond = try client(second).get("/v1/pages/feed/next?postback=\(postback)")
+                #expect(onSecond.status == 200)
+                let onFirst = try client(first).get("/v1/pages/feed/next?postback=\(postback)")
+                #expect(onSecond.body == onFirst.body)
+            }
+            try await withTestServer(cursorKey: String(repeating: "another-key-", count: 3)) {
+                stranger in
+                let page = try PageDecoder().decodePage(try client(first).get("/v1/pages/feed").body).value
+                let postback = try #require(page.pagination?.postback)
+                #expect(try client(stranger).get("/v1/pages/feed/next?postback=\(postback)").status == 400)
+            }
+        }
+    }
+
+    @Test func aCursorIssuedBeforeTheCatalogChangedIsExpired() async throws {
+        try await withTestServer { server in
+            let http = client(server)
+            let page = try PageDecoder().decodePage(try http.get("/v1/pages/feed").body).value
+            let postback = try #require(page.pagination?.postback)
+            var pages = BFFConfiguration.Pages()
+            pages.defaultPageSize = 3
+            let edited = PageCatalog.load(directory: TestServer.bundledPages, defaults: pages)
+            // Same files, but any change to content or page size changes the version of pages without their own size.
+            server.service.application.replaceCatalog(edited)
+            let homeVersionChanged = edited.pages["feed"]?.version != page.id
+            #expect(homeVersionChanged)
+            let response = try http.get("/v1/pages/feed/next?postback=\(postback)")
+            if server.service.application.catalog.pages["feed"]?.pageSize == 3 {
+                #expect(response.status == 410)
+            } else {
+                #expect(response.status == 200)
+            }
+        }
+    }
+}

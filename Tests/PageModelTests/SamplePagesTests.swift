@@ -1,0 +1,76 @@
+import Testing
+
+@testable import PageModel
+
+@Suite struct SamplePagesTests {
+    /// A page file is a page envelope plus a `server` member the codec ignores (pages/README.md).
+    static let pageFiles = (try? listFiles("pages")) ?? []
+
+    @Test func theSampleAppIsComplete() {
+        let names = Set(Self.pageFiles.map { String($0.dropFirst("pages/".count).dropLast(".json".count)) })
+        #expect(names.isSuperset(of: ["home", "feed", "cart", "product", "empty"]))
+    }
+
+    @Test(arguments: pageFiles)
+    func everySamplePageDecodesWithoutErrorDiagnostics(_ file: String) throws {
+        guard case .object(var root) = try PageDecoder().parse(try readBytes(file)) else {
+            Issue.record("\(file) is not a JSON object")
+            return
+        }
+        let server = root["server"]
+        root["server"] = nil
+        root["$schema"] = nil
+        let decoded = try PageDecoder().decodeEnvelope(json: .object(root))
+        guard case .page(let page) = decoded.value else {
+            Issue.record("\(file) is not a page envelope")
+            return
+        }
+        let findings = decoded.diagnostics + PageValidator().validate(page)
+        #expect(findings.filter { $0.severity == .error } == [], "\(file)")
+        #expect(file.hasSuffix("/\(page.id).json"))
+        // Each declared action response decodes too.
+        if case .object(let actions)? = server?["actions"] {
+            for member in actions.members {
+                let response = try PageDecoder().decodeEnvelope(json: member.value)
+                #expect(response.value.kind == .actionResponse)
+                #expect(!response.diagnostics.containsErrors, "\(file) action \(member.key): \(response.diagnostics)")
+            }
+        }
+    }
+
+    @Test func theFeedIsLongEnoughToPaginate() throws {
+        let decoded = try PageDecoder().decodePage(try readBytes("pages/feed.json"))
+        let items = decoded.value.sections.reduce(0) { $0 + $1.widgets.count }
+        #expect(items >= 200)
+        #expect(decoded.value.sections.count >= 40)
+    }
+
+    @Test func theEmptyPageIsEmpty() throws {
+        let decoded = try PageDecoder().decodePage(try readBytes("pages/empty.json"))
+        #expect(decoded.value.isEmpty)
+        #expect(decoded.value.pagination == nil)
+    }
+}
+
+@Suite struct SchemaCatalogSyncTests {
+    /// The JSON Schema's per-type widget rules must name exactly the catalog's types and fields.
+    @Test func theSchemaMirrorsTheWidgetCatalog() throws {
+        let schema = try PageDecoder().parse(try readBytes("schema/common.schema.json"))
+        let definitions = try #require(schema["$defs"]?.objectValue)
+        let rules = try #require(definitions["Widget"]?["allOf"]?.arrayValue)
+        var types: [String] = []
+        for rule in rules {
+            guard let type = rule["if"]?["properties"]?["type"]?["const"]?.stringValue else { continue }
+            types.append(type)
+            let spec = try #require(WidgetCatalog.standard[type], "schema type \(type) is not in the catalog")
+            let reference = try #require(rule["then"]?["properties"]?["content"]?["$ref"]?.stringValue)
+            let name = try #require(reference.split(separator: "/").last.map(String.init))
+            let content = try #require(definitions[name])
+            let required = Set((content["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+            let properties = Set(content["properties"]?.objectValue?.keys ?? [])
+            #expect(required == Set(spec.fields.filter(\.isRequired).map(\.name)), "\(type) required fields")
+            #expect(properties == Set(spec.fields.map(\.name)), "\(type) fields")
+        }
+        #expect(types.sorted() == WidgetCatalog.standard.types)
+    }
+}
