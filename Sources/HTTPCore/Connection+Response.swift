@@ -40,7 +40,7 @@ extension Connection {
     /// Returns the head and body byte counts queued.
     @discardableResult
     func send(_ response: HTTPResponse, _ info: RequestInfo) -> (head: Int, body: Int) {
-        var keepAlive = info.keepAlive
+        var keepAlive = info.keepAlive && !loop.draining
         let isHead = info.method == .head
         var status = response.status
         if status.code < 200 || status.code > 999 {

@@ -142,6 +142,11 @@ public final class HTTPServer: Sendable {
         stopped.wait()
     }
 
+    /// Like ``waitUntilStopped()`` but gives up after `timeout`; returns whether the server stopped.
+    public func waitUntilStopped(timeout: Duration) -> Bool {
+        stopped.wait(timeout: .now() + .nanoseconds(Int(min(timeout.nanoseconds, UInt64(Int.max))))) == .success
+    }
+
     /// Suspends until every event loop has stopped.
     public func stoppedAsync() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
