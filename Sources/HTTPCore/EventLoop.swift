@@ -118,6 +118,12 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Loop
 
     func run() {
+        // `sendfile` has no MSG_NOSIGNAL: block SIGPIPE on this thread so a vanished peer yields EPIPE instead of
+        // killing the process. (A synchronous SIGPIPE is thread-directed, so this does not affect other threads.)
+        var pipe = sigset_t()
+        sigemptyset(&pipe)
+        sigaddset(&pipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipe, nil)
         let capacity = 256
         let events = UnsafeMutableRawPointer.allocate(byteCount: capacity * Linux.epollEventSize, alignment: 8)
         defer { events.deallocate() }

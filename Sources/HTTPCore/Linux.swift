@@ -14,6 +14,8 @@ enum Linux {
             Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
         ) -> Int32
     typealias SchedGetAffinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer?) -> Int32
+    typealias SendFile = @convention(c) (Int32, Int32, UnsafeMutablePointer<off_t>?, Int) -> Int
+    typealias MemFDCreate = @convention(c) (UnsafePointer<CChar>?, UInt32) -> Int32
     typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32
 
     private static func symbol<T>(_ name: String, as type: T.Type) -> T {
@@ -30,6 +32,9 @@ enum Linux {
     static let accept4 = symbol("accept4", as: Accept4.self)
     static let schedGetAffinity = symbol("sched_getaffinity", as: SchedGetAffinity.self)
     static let setThreadName = symbol("pthread_setname_np", as: SetThreadName.self)
+    static let sendfile = symbol("sendfile", as: SendFile.self)
+    static let memfdCreate = symbol("memfd_create", as: MemFDCreate.self)
+    static let mfdCloexec: UInt32 = 1
 
     // <sys/epoll.h>, <sys/eventfd.h>
     static let epollIn: UInt32 = 0x001

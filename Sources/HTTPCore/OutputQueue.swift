@@ -136,33 +136,50 @@ struct OutputQueue {
     }
 
     /// Writes as much as the socket takes. Returns `true` when everything was written.
+    /// Memory segments go out with one gather `sendmsg`; bodies backed by a memfd go out with `sendfile`
+    /// (the preceding head is sent with `MSG_MORE` so both share packets).
     mutating func write(to fd: Int32, vectors: UnsafeMutablePointer<iovec>, capacity: Int) throws(SystemError) -> Bool {
         while pendingBytes > 0 {
-            let outcome = arena.withUnsafeBytes { (arenaBytes) -> Result<IOResult, SystemError> in
-                var count = 0
-                var index = first
-                while index < segments.count && count < capacity {
-                    switch segments[index] {
-                    case .arena(let start, let end):
-                        vectors[count] = iovec(
-                            iov_base: UnsafeMutableRawPointer(mutating: arenaBytes.baseAddress! + start),
-                            iov_len: end - start)
-                    case .stable(let storage, let start, let end):
-                        vectors[count] = iovec(
-                            iov_base: UnsafeMutableRawPointer(mutating: storage.pointer.baseAddress! + start),
-                            iov_len: end - start)
+            let result: IOResult
+            if case .stable(let storage, let start, let end) = segments[first], storage.fileDescriptor >= 0 {
+                var offset = off_t(start)
+                result = try System.nonBlockingCall("sendfile") {
+                    Linux.sendfile(fd, storage.fileDescriptor, &offset, end - start)
+                }
+            } else {
+                let outcome = arena.withUnsafeBytes { (arenaBytes) -> Result<IOResult, SystemError> in
+                    var count = 0
+                    var index = first
+                    var more = false
+                    while index < segments.count && count < capacity {
+                        switch segments[index] {
+                        case .arena(let start, let end):
+                            vectors[count] = iovec(
+                                iov_base: UnsafeMutableRawPointer(mutating: arenaBytes.baseAddress! + start),
+                                iov_len: end - start)
+                        case .stable(let storage, let start, let end):
+                            if storage.fileDescriptor >= 0 {
+                                more = true
+                                break
+                            }
+                            vectors[count] = iovec(
+                                iov_base: UnsafeMutableRawPointer(mutating: storage.pointer.baseAddress! + start),
+                                iov_len: end - start)
+                        }
+                        if more { break }
+                        count += 1
+                        index += 1
                     }
-                    count += 1
-                    index += 1
+                    var message = msghdr()
+                    message.msg_iov = vectors
+                    message.msg_iovlen = count
+                    let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
+                    return Result { () throws(SystemError) -> IOResult in
+                        try System.nonBlockingCall("sendmsg") { sendmsg(fd, &message, flags) }
+                    }
                 }
-                var message = msghdr()
-                message.msg_iov = vectors
-                message.msg_iovlen = count
-                return Result { () throws(SystemError) -> IOResult in
-                    try System.nonBlockingCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
-                }
+                result = try outcome.get()
             }
-            let result = try outcome.get()
             guard case .processed(var written) = result else { return false }
             pendingBytes -= written
             while written > 0 {
