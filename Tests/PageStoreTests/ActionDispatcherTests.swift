@@ -16,7 +16,8 @@ import Testing
         let (_, dispatcher) = await loaded()
 
         let toast = await dispatcher.perform(.toast(message: "Saved"), widgetID: "w", event: "tap")
-        await dispatcher.perform(.openBottomSheet(pageID: "size", parameters: ["sku": "1"]), widgetID: "w", event: "tap")
+        await dispatcher.perform(
+            .openBottomSheet(pageID: "size", parameters: ["sku": "1"]), widgetID: "w", event: "tap")
         await dispatcher.perform(.dismiss, widgetID: "w", event: "tap")
 
         #expect(toast == .handled)
@@ -77,7 +78,8 @@ import Testing
         #expect(
             requests.last?.kind
                 == .action(
-                    ActionRequest(name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1])
+                    ActionRequest(
+                        name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1])
                 ))
     }
 

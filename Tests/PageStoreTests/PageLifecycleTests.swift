@@ -24,7 +24,9 @@ import Testing
         var lifecycle = PageLifecycle()
         _ = lifecycle.loadRequested()
         #expect(
-            lifecycle.refreshRequested() == [.resetWidgetState, .cancelDocumentFetch, .fetchDocument(.refresh, token: 2)])
+            lifecycle.refreshRequested() == [
+                .resetWidgetState, .cancelDocumentFetch, .fetchDocument(.refresh, token: 2),
+            ])
         let accepted2 = lifecycle.fetchSucceeded(token: 1, Decoded(Self.page))
         #expect(!accepted2)
         let accepted3 = lifecycle.fetchFailed(token: 1, Fixtures.serverError)
@@ -54,7 +56,8 @@ import Testing
         _ = lifecycle.loadRequested()
         lifecycle.fetchSucceeded(token: 1, Decoded(Self.page))
         _ = lifecycle.nextPageRequested()
-        #expect(lifecycle.refreshRequested() == [.resetWidgetState, .cancelPagination, .fetchDocument(.refresh, token: 2)])
+        #expect(
+            lifecycle.refreshRequested() == [.resetWidgetState, .cancelPagination, .fetchDocument(.refresh, token: 2)])
         #expect(!lifecycle.isLoadingMore)
         let more = NextPage(sections: [Section(id: "late")], pagination: .end)
         let accepted6 = lifecycle.nextPageSucceeded(token: 1, Decoded(more))

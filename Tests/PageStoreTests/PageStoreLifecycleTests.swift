@@ -189,7 +189,10 @@ import Testing
         #expect(countAfterRefresh == nil)
 
         let first = try Fixtures.decoded(Fixtures.cart())
-        #expect(recorder.states == [.loading, .loaded(first), .loaded(try first.applying(.removeWidget(id: "checkout"))), .loaded(first)])
+        #expect(
+            recorder.states == [
+                .loading, .loaded(first), .loaded(try first.applying(.removeWidget(id: "checkout"))), .loaded(first),
+            ])
     }
 
     @Test func cancelInFlightDropsLateActionResponse() async throws {

@@ -87,7 +87,7 @@ public final class ActionDispatcher {
             let response: ActionResponse
             do throws(PageLoadError) {
                 response = try await store.performAction(request)
-            } catch where error.code == "cancelled" {
+            } catch  where error.code == "cancelled" {
                 return .dropped
             } catch {
                 effects.append(.actionFailed(name: request.name, message: error.message))

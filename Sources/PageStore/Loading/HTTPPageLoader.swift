@@ -77,7 +77,8 @@ public final class HTTPPageLoader: PageLoader {
             body = JSONWriter().write(action.body)
         }
         if !query.isEmpty {
-            path += "?" + query.map { Self.percentEncoded($0.0) + "=" + Self.percentEncoded($0.1) }.joined(separator: "&")
+            path +=
+                "?" + query.map { Self.percentEncoded($0.0) + "=" + Self.percentEncoded($0.1) }.joined(separator: "&")
         }
         var base = configuration.baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }

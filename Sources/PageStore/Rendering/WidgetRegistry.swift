@@ -60,7 +60,8 @@ public struct WidgetRegistry: Sendable {
             draw(page.header, depth: 0)
         }
         for section in page.sections {
-            lines.append("section #\(section.id)" + (section.title.map { " " + JSONValue.string($0).description } ?? ""))
+            lines.append(
+                "section #\(section.id)" + (section.title.map { " " + JSONValue.string($0).description } ?? ""))
             draw(section.widgets, depth: 0)
         }
         if !page.footer.isEmpty {

@@ -6,7 +6,8 @@ enum Fixtures {
     /// A cart page: a header title, an `items` section with the `qty` stepper (content `value` is the payload's
     /// initial), a footer checkout button with an api action, and a cursor when `postback` is set.
     static func cart(stepper: Int = 1, title: String = "Cart", postback: String? = "cursor-1") -> [UInt8] {
-        let pagination = postback.map { #""pagination": {"hasMore": true, "postback": "\#($0)"}"# }
+        let pagination =
+            postback.map { #""pagination": {"hasMore": true, "postback": "\#($0)"}"# }
             ?? #""pagination": {"hasMore": false}"#
         return page(
             #"""
