@@ -45,7 +45,7 @@ extension Connection {
         var status = response.status
         if status.code < 200 || status.code > 999 {
             loop.logger.error("handler returned invalid final status \(status.code) for \(info.method) \(info.target)")
-            return send(HTTPError.internalError.makeResponse(), info)
+            return send(HTTPError.genericInternal.makeResponse(), info)
         }
         for field in response.headers where field.name.utf8.count == 10 {
             if field.name.asciiCaseInsensitiveEquals("connection") && field.value.asciiCaseInsensitiveEquals("close") {

@@ -14,7 +14,7 @@ struct RequestInfo {
 
     static func forError(remoteAddress: String?) -> RequestInfo {
         RequestInfo(
-            method: .get, version: .http1_1, keepAlive: false, headers: HTTPFields(), target: "",
+            method: .get, version: .http11, keepAlive: false, headers: HTTPFields(), target: "",
             remoteAddress: remoteAddress, start: 0)
     }
 }
@@ -57,7 +57,7 @@ final class Connection {
     var current: RequestInfo?
     var deadlineKind = DeadlineKind.header
     var deadline: UInt64
-    var interest: UInt32 = Linux.EPOLLIN
+    var interest: UInt32 = Linux.epollIn
     var peerClosed = false
     var lingerOnClose = false
     var streamChunked = false
@@ -77,18 +77,18 @@ final class Connection {
     // MARK: Events
 
     func handle(events: UInt32) {
-        if events & Linux.EPOLLERR != 0 {
+        if events & Linux.epollErr != 0 {
             close()
             return
         }
-        if events & Linux.EPOLLOUT != 0 {
+        if events & Linux.epollOut != 0 {
             onWritable()
             if phase == .closed { return }
         }
-        if events & (Linux.EPOLLIN | Linux.EPOLLHUP) != 0 {
-            if interest & Linux.EPOLLIN == 0 {
+        if events & (Linux.epollIn | Linux.epollHup) != 0 {
+            if interest & Linux.epollIn == 0 {
                 // Hang-up while not reading (deferred reply pending): the peer is gone.
-                if events & Linux.EPOLLHUP != 0 { close() }
+                if events & Linux.epollHup != 0 { close() }
                 return
             }
             onReadable()
@@ -178,7 +178,7 @@ final class Connection {
     func errorResponse(_ error: any Error, _ info: RequestInfo) -> HTTPResponse {
         if let error = error as? any HTTPResponseError { return error.makeResponse() }
         loop.logger.error("handler failed for \(info.method) \(info.target): \(error)")
-        return HTTPError.internalError.makeResponse()
+        return HTTPError.genericInternal.makeResponse()
     }
 
     private func perform(_ reply: HTTPReply, _ info: RequestInfo) {
@@ -343,8 +343,8 @@ final class Connection {
         let reading =
             (phase == .reading && !peerClosed && output.pendingBytes < Connection.outputHighWater)
             || phase == .lingering
-        if reading { wanted |= Linux.EPOLLIN }
-        if !output.isEmpty { wanted |= Linux.EPOLLOUT }
+        if reading { wanted |= Linux.epollIn }
+        if !output.isEmpty { wanted |= Linux.epollOut }
         if wanted != interest {
             interest = wanted
             loop.setInterest(fd, wanted)

@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Synchronization
 
 /// A value that may cross threads only to be used back on its owning event-loop thread.
 // @unchecked Sendable: `value` is only dereferenced inside tasks that run on the loop thread owning it.
@@ -73,9 +74,9 @@ final class EventLoop: @unchecked Sendable {
         writeTimeout = timeouts.write.nanoseconds
         serverLine = configuration.serverName.map { Array("Server: \($0)\r\n".utf8) } ?? []
         compressor = GzipCompressor(level: configuration.compression.level)
-        epfd = try System.call("epoll_create1") { Linux.epollCreate1(Linux.EPOLL_CLOEXEC) }
+        epfd = try System.call("epoll_create1") { Linux.epollCreate1(Linux.epollCloexec) }
         do {
-            wakeFD = try System.call("eventfd") { Linux.eventfd(0, Linux.EFD_CLOEXEC | Linux.EFD_NONBLOCK) }
+            wakeFD = try System.call("eventfd") { Linux.eventfd(0, Linux.efdCloexec | Linux.efdNonblock) }
         } catch {
             System.close(epfd)
             throw error
@@ -83,9 +84,9 @@ final class EventLoop: @unchecked Sendable {
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         vectors = .allocate(capacity: 64)
         do {
-            try System.epollControl(epfd, Linux.EPOLL_CTL_ADD, wakeFD, events: Linux.EPOLLIN, data: EventLoop.wakeToken)
+            try System.epollControl(epfd, Linux.epollCtlAdd, wakeFD, events: Linux.epollIn, data: EventLoop.wakeToken)
             try System.epollControl(
-                epfd, Linux.EPOLL_CTL_ADD, listenFD, events: Linux.EPOLLIN | Linux.EPOLLEXCLUSIVE,
+                epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
                 data: EventLoop.listenerToken)
         } catch {
             System.close(wakeFD)
@@ -242,7 +243,7 @@ final class EventLoop: @unchecked Sendable {
             connections[slot] = connection
             connectionCount += 1
             do {
-                try System.epollControl(epfd, Linux.EPOLL_CTL_ADD, fd, events: Linux.EPOLLIN, data: UInt64(fd))
+                try System.epollControl(epfd, Linux.epollCtlAdd, fd, events: Linux.epollIn, data: UInt64(fd))
             } catch {
                 logger.error("epoll_ctl add: \(error)")
                 connection.close()
@@ -252,12 +253,12 @@ final class EventLoop: @unchecked Sendable {
 
     private func pauseListening(for nanoseconds: UInt64) {
         guard listening else { return }
-        _ = try? System.epollControl(epfd, Linux.EPOLL_CTL_DEL, listenFD, events: 0, data: 0)
+        _ = try? System.epollControl(epfd, Linux.epollCtlDel, listenFD, events: 0, data: 0)
         listening = false
         schedule(after: nanoseconds) { [self] in
             guard !draining, !listening else { return }
             if (try? System.epollControl(
-                epfd, Linux.EPOLL_CTL_ADD, listenFD, events: Linux.EPOLLIN | Linux.EPOLLEXCLUSIVE,
+                epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
                 data: EventLoop.listenerToken)) != nil
             {
                 listening = true
@@ -267,7 +268,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func stopListening() {
         if listening {
-            _ = try? System.epollControl(epfd, Linux.EPOLL_CTL_DEL, listenFD, events: 0, data: 0)
+            _ = try? System.epollControl(epfd, Linux.epollCtlDel, listenFD, events: 0, data: 0)
             listening = false
         }
     }
@@ -275,7 +276,7 @@ final class EventLoop: @unchecked Sendable {
     /// Changes the epoll interest of a connection.
     func setInterest(_ fd: Int32, _ events: UInt32) {
         do {
-            try System.epollControl(epfd, Linux.EPOLL_CTL_MOD, fd, events: events, data: UInt64(fd))
+            try System.epollControl(epfd, Linux.epollCtlMod, fd, events: events, data: UInt64(fd))
         } catch {
             logger.error("epoll_ctl mod: \(error)")
         }

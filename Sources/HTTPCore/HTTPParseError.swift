@@ -41,7 +41,8 @@ public struct HTTPParseError: HTTPResponseError, Sendable, Equatable, CustomStri
     static let transferEncodingInHTTP10 = bad("transfer-encoding-http10", "Transfer-Encoding in an HTTP/1.0 request")
     static let unsupportedTransferCoding = HTTPParseError(
         .notImplemented, "unsupported-transfer-coding", "Only the chunked transfer coding is supported")
-    static let connectNotSupported = HTTPParseError(.notImplemented, "connect-not-supported", "CONNECT is not supported")
+    static let connectNotSupported = HTTPParseError(
+        .notImplemented, "connect-not-supported", "CONNECT is not supported")
     static let invalidChunkSize = bad("invalid-chunk-size", "Malformed chunk size")
     static let chunkSizeOverflow = bad("chunk-size-overflow", "Chunk size too large")
     static let chunkLineTooLong = bad("chunk-line-too-long", "Chunk size line or extensions too long")
@@ -56,10 +57,12 @@ public struct HTTPParseError: HTTPResponseError, Sendable, Equatable, CustomStri
         .requestHeaderFieldsTooLarge, "too-many-headers", "Too many header fields")
     static let bodyTooLarge = HTTPParseError(.contentTooLarge, "body-too-large", "Request body too large")
     static let contentEncodingNotSupported = HTTPParseError(
-        .unsupportedMediaType, "content-encoding-not-supported", "Request bodies with Content-Encoding are not accepted")
+        .unsupportedMediaType, "content-encoding-not-supported", "Request bodies with Content-Encoding are not accepted"
+    )
     static let expectationFailed = HTTPParseError(
         .expectationFailed, "expectation-failed", "Only Expect: 100-continue is supported")
     static let headerTimeout = HTTPParseError(
         .requestTimeout, "header-timeout", "The request head was not received in time")
-    static let bodyTimeout = HTTPParseError(.requestTimeout, "body-timeout", "The request body was not received in time")
+    static let bodyTimeout = HTTPParseError(
+        .requestTimeout, "body-timeout", "The request body was not received in time")
 }

@@ -114,7 +114,8 @@ enum HeadParser {
             request.keepAliveHint = connectionKeepAlive && !connectionClose
         }
         return ParsedHead(
-            request: request, framing: framing, expectContinue: expectContinue && framing != .none && version.minor >= 1)
+            request: request, framing: framing, expectContinue: expectContinue && framing != .none && version.minor >= 1
+        )
     }
 
     static func parseTrailers(_ p: Bytes, base: Int, lines: [Range<Int>]) throws(HTTPParseError) -> HTTPFields {

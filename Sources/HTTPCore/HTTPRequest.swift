@@ -21,7 +21,7 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String?
 
     public init(
-        method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPFields = [:],
+        method: HTTPMethod, target: String, version: HTTPVersion = .http11, headers: HTTPFields = [:],
         body: [UInt8] = []
     ) {
         self.method = method

@@ -70,7 +70,7 @@ public struct HTTPError: HTTPResponseError, Sendable, Equatable {
     }
 
     /// The generic 500 used for errors that are not ``HTTPResponseError``s.
-    public static let internalError = HTTPError(.internalServerError, code: "internal-error")
+    public static let genericInternal = HTTPError(.internalServerError, code: "internal-error")
 }
 
 enum JSONString {

@@ -1,7 +1,8 @@
+import Dispatch
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Dispatch
 
 extension HTTPServer {
     /// Installs `DispatchSourceSignal` handlers that start a graceful ``shutdown(drainTimeout:)`` on each of

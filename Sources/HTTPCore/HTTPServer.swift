@@ -1,8 +1,9 @@
+import Dispatch
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Dispatch
-import Synchronization
 
 /// A strict HTTP/1.1 server: one listening socket shared by ``Configuration/workerThreads`` epoll event loops.
 ///
@@ -64,7 +65,9 @@ public final class HTTPServer: Sendable {
     /// Throws ``SystemError`` (e.g. `EADDRINUSE`) or when called twice.
     public func start() throws {
         try state.withLock { (state) throws -> Void in
-            guard state.phase == .idle else { throw SystemError(function: "HTTPServer.start (already started)", errno: EINVAL) }
+            guard state.phase == .idle else {
+                throw SystemError(function: "HTTPServer.start (already started)", errno: EINVAL)
+            }
             let (fd, port, address) = try SocketAddress.listen(
                 host: configuration.host, port: configuration.port, backlog: configuration.backlog)
             var loops: [EventLoop] = []

@@ -9,9 +9,10 @@ enum Linux {
     typealias EpollCtl = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
     typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
     typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-    typealias Accept4 = @convention(c) (
-        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
-    ) -> Int32
+    typealias Accept4 =
+        @convention(c) (
+            Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
+        ) -> Int32
     typealias SchedGetAffinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer?) -> Int32
     typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32
 
@@ -31,17 +32,17 @@ enum Linux {
     static let setThreadName = symbol("pthread_setname_np", as: SetThreadName.self)
 
     // <sys/epoll.h>, <sys/eventfd.h>
-    static let EPOLLIN: UInt32 = 0x001
-    static let EPOLLOUT: UInt32 = 0x004
-    static let EPOLLERR: UInt32 = 0x008
-    static let EPOLLHUP: UInt32 = 0x010
-    static let EPOLLEXCLUSIVE: UInt32 = 1 << 28
-    static let EPOLL_CTL_ADD: Int32 = 1
-    static let EPOLL_CTL_DEL: Int32 = 2
-    static let EPOLL_CTL_MOD: Int32 = 3
-    static let EPOLL_CLOEXEC: Int32 = 0o2000000
-    static let EFD_CLOEXEC: Int32 = 0o2000000
-    static let EFD_NONBLOCK: Int32 = 0o4000
+    static let epollIn: UInt32 = 0x001
+    static let epollOut: UInt32 = 0x004
+    static let epollErr: UInt32 = 0x008
+    static let epollHup: UInt32 = 0x010
+    static let epollExclusive: UInt32 = 1 << 28
+    static let epollCtlAdd: Int32 = 1
+    static let epollCtlDel: Int32 = 2
+    static let epollCtlMod: Int32 = 3
+    static let epollCloexec: Int32 = 0o2000000
+    static let efdCloexec: Int32 = 0o2000000
+    static let efdNonblock: Int32 = 0o4000
 
     /// `struct epoll_event` is packed (12 bytes) on x86-64 and naturally aligned (16 bytes) elsewhere.
     #if arch(x86_64)
@@ -56,7 +57,9 @@ enum Linux {
     @inline(__always)
     static func epollEvent(_ base: UnsafeMutableRawPointer, _ index: Int) -> (UInt32, UInt64) {
         let event = base + index * epollEventSize
-        return (event.loadUnaligned(as: UInt32.self), event.loadUnaligned(fromByteOffset: epollDataOffset, as: UInt64.self))
+        return (
+            event.loadUnaligned(as: UInt32.self), event.loadUnaligned(fromByteOffset: epollDataOffset, as: UInt64.self)
+        )
     }
 
     static func makeEpollEvent(events: UInt32, data: UInt64) -> (UInt64, UInt64) {

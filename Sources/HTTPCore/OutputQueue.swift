@@ -90,7 +90,11 @@ struct OutputQueue {
                 let drop = min(excess, end - start)
                 excess -= drop
                 pendingBytes -= drop
-                if drop == end - start { segments.removeLast() } else { segments[last] = .arena(start: start, end: end - drop) }
+                if drop == end - start {
+                    segments.removeLast()
+                } else {
+                    segments[last] = .arena(start: start, end: end - drop)
+                }
             case .stable(let storage, let start, let end):
                 let drop = min(excess, end - start)
                 excess -= drop
@@ -193,8 +197,11 @@ enum ByteFormatting {
             bytes.append(0x30 + UInt8(max(value, 0)))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var remaining = value
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in

@@ -119,7 +119,8 @@ public enum AcceptEncoding {
         let end = bytes.count
         while index < end {
             // element: OWS coding OWS [; OWS q=value OWS] ,
-            while index < end && (bytes[index] == Byte.space || bytes[index] == Byte.tab || bytes[index] == Byte.comma) {
+            while index < end && (bytes[index] == Byte.space || bytes[index] == Byte.tab || bytes[index] == Byte.comma)
+            {
                 index += 1
             }
             let nameStart = index

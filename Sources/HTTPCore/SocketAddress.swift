@@ -73,7 +73,10 @@ enum SocketAddress {
                     var inAddress = address.pointee.sin_addr
                     inet_ntop(AF_INET, &inAddress, &text, socklen_t(text.count))
                     let port = Int(UInt16(bigEndian: address.pointee.sin_port))
-                    return ("\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(port)", port)
+                    return (
+                        "\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(port)",
+                        port
+                    )
                 }
             }
         case AF_INET6:
@@ -82,7 +85,10 @@ enum SocketAddress {
                     var inAddress = address.pointee.sin6_addr
                     inet_ntop(AF_INET6, &inAddress, &text, socklen_t(text.count))
                     let port = Int(UInt16(bigEndian: address.pointee.sin6_port))
-                    return ("[\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))]:\(port)", port)
+                    return (
+                        "[\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))]:\(port)",
+                        port
+                    )
                 }
             }
         default:

@@ -130,7 +130,8 @@ struct RouterTests {
     }
 
     @Test func matchesParametersAndLiterals() throws {
-        #expect(text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages/a%20b/next"))) == "next:a b")
+        #expect(
+            text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages/a%20b/next"))) == "next:a b")
         #expect(text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages/home"))) == "home")
         #expect(text(try Self.router.respond(to: HTTPRequest(method: .post, target: "/v1/pages/x/next"))) == "posted")
         #expect(text(try Self.router.respond(to: HTTPRequest(method: .head, target: "/v1/pages/x/next?q"))) == "next:x")

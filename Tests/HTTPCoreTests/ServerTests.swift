@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Dispatch
 import HTTPCore
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 final class CapturingLogSink: HTTPLogSink {
     let errors = Mutex<[String]>([])
@@ -127,7 +128,8 @@ struct ServerTests {
             try client.send("hello")
             #expect(try client.readResponse()?.text == "hello")
             // Too large: refused with 413 before any body is sent.
-            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n")
+            try client.send(
+                "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n")
             let refused = try #require(try client.readResponse())
             #expect(refused.status == 413)
             #expect(refused.headers["Connection"] == "close")
@@ -173,7 +175,8 @@ struct ServerTests {
             let plain = try #require(try client.readResponse())
             #expect(plain.body == preparedJSON.identityBytes)
             #expect(plain.headers["ETag"] == preparedJSON.etag)
-            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\nIf-None-Match: \(etag)\r\n\r\n")
+            try client.send(
+                "GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\nIf-None-Match: \(etag)\r\n\r\n")
             let notModified = try #require(try client.readResponse())
             #expect(notModified.status == 304)
             #expect(notModified.body.isEmpty)
@@ -186,10 +189,16 @@ struct ServerTests {
 
     @Test(arguments: [
         ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: t\r\n\r\n", 414, "request-line-too-long"),
-        ("GET / HTTP/1.1\r\nHost: t\r\nX: \(String(repeating: "a", count: 9000))\r\n\r\n", 431, "header-field-too-large"),
+        (
+            "GET / HTTP/1.1\r\nHost: t\r\nX: \(String(repeating: "a", count: 9000))\r\n\r\n", 431,
+            "header-field-too-large"
+        ),
         ("GET / HTTP/1.1\r\nHost: t\r\n" + String(repeating: "X: y\r\n", count: 101) + "\r\n", 431, "too-many-headers"),
         ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413, "body-too-large"),
-        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Encoding: gzip\r\nContent-Length: 1\r\n\r\nx", 415, "content-encoding-not-supported"),
+        (
+            "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Encoding: gzip\r\nContent-Length: 1\r\n\r\nx", 415,
+            "content-encoding-not-supported"
+        ),
         ("GET / HTTP/1.1\r\nHost : t\r\n\r\n", 400, "whitespace-before-colon"),
         ("GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505, "unsupported-version"),
         ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported-transfer-coding"),
@@ -214,7 +223,10 @@ struct ServerTests {
             try client.send("GET /boom HTTP/1.1\r\nHost: t\r\n\r\n")
             let boom = try #require(try client.readResponse())
             #expect(boom.status == 500)
-            #expect(boom.text == "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,\"code\":\"internal-error\"}")
+            #expect(
+                boom.text
+                    == "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,\"code\":\"internal-error\"}"
+            )
             #expect(logger.errors.withLock { $0.contains { $0.contains("PlainError") } })
             try client.send("GET /problem HTTP/1.1\r\nHost: t\r\n\r\n")
             let problem = try #require(try client.readResponse())
@@ -232,11 +244,12 @@ struct ServerTests {
     }
 
     @Test func timeouts() throws {
-        try withServer({
+        let configuration = testConfiguration {
             $0.timeouts.headerRead = .milliseconds(300)
             $0.timeouts.idle = .milliseconds(300)
             $0.timeouts.bodyRead = .milliseconds(300)
-        }, responder: testRouter) { server in
+        }
+        try withServer(configuration, responder: testRouter) { server in
             let slowHead = try TestClient(port: server.port)
             try slowHead.send("GET /hello HTTP/1.1\r\nHost:")
             let timedOut = try #require(try slowHead.readResponse())
@@ -309,10 +322,11 @@ struct ServerTests {
     }
 
     @Test func connectionLimits() throws {
-        try withServer({
+        let configuration = testConfiguration {
             $0.limits.maxConnections = 2
             $0.limits.maxRequestsPerConnection = 2
-        }, responder: testRouter) { server in
+        }
+        try withServer(configuration, responder: testRouter) { server in
             let first = try TestClient(port: server.port)
             let second = try TestClient(port: server.port)
             try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")

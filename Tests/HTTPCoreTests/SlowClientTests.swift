@@ -1,8 +1,9 @@
+import HTTPCore
+import Testing
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import HTTPCore
-import Testing
 
 @Suite("Slow clients")
 struct SlowClientTests {
@@ -31,7 +32,8 @@ struct SlowClientTests {
     @Test(.timeLimit(.minutes(1)))
     func fiveHundredTricklingClientsDoNotStarveANormalOne() throws {
         Self.raiseFileLimit(to: 4096)
-        try withServer({ $0.timeouts.headerRead = .seconds(1) }, responder: testRouter) { server in
+        let configuration = testConfiguration { $0.timeouts.headerRead = .seconds(1) }
+        try withServer(configuration, responder: testRouter) { server in
             let start = Self.now()
             var slow: [TestClient] = []
             for _ in 0..<500 {

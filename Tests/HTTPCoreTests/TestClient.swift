@@ -1,7 +1,8 @@
+import HTTPCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import HTTPCore
 
 /// A parsed response read by ``TestClient``.
 struct TestResponse {
@@ -63,7 +64,9 @@ final class TestClient {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw SystemError(function: "send", errno: errno)
@@ -164,14 +167,19 @@ extension String {
     }
 }
 
-/// Starts a server on 127.0.0.1 port 0, runs `body`, then shuts it down and waits for it to stop.
-func withServer(
-    _ configure: (inout HTTPServer.Configuration) -> Void = { _ in }, logger: any HTTPLogSink = HTTPNoopLogSink(),
-    responder: some HTTPResponder, _ body: (HTTPServer) throws -> Void
-) throws {
+/// A loopback, port 0, two-thread configuration adjusted by `configure`.
+func testConfiguration(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configuration.workerThreads = 2
     configure(&configuration)
+    return configuration
+}
+
+/// Starts a server, runs `body`, then shuts it down and waits for it to stop.
+func withServer(
+    _ configuration: HTTPServer.Configuration = testConfiguration(), logger: any HTTPLogSink = HTTPNoopLogSink(),
+    responder: some HTTPResponder, _ body: (HTTPServer) throws -> Void
+) throws {
     let server = HTTPServer(configuration: configuration, logger: logger, responder: responder)
     try server.start()
     defer {
@@ -179,11 +187,4 @@ func withServer(
         server.waitUntilStopped()
     }
     try body(server)
-}
-
-func withServer(
-    _ configure: (inout HTTPServer.Configuration) -> Void = { _ in }, logger: any HTTPLogSink = HTTPNoopLogSink(),
-    handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply, _ body: (HTTPServer) throws -> Void
-) throws {
-    try withServer(configure, logger: logger, responder: HTTPHandlerResponder(handler), body)
 }
