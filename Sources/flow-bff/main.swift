@@ -92,19 +92,19 @@ func serve(_ arguments: CommandLineArguments) -> Never {
         fail("cannot start: \(error)")
     }
     let base = service.baseURL
-    print("flow-bff \(version) serving \(configuration.pages.directory) on \(base)")
+    log.write("flow-bff \(version) serving \(configuration.pages.directory) on \(base)")
     if configuration.cursors.key == nil {
-        print(
+        log.write(
             "cursor key: random for this process (set FLOW_BFF_CURSOR_KEY to share cursors across restarts and replicas)"
         )
     }
-    print("pages:")
-    for id in catalog.pageIDs { print("  GET  \(base)/v1/pages/\(id)") }
-    print("actions:")
-    for name in catalog.actions.keys.sorted() { print("  POST \(base)/v1/actions/\(name)") }
-    print("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
+    log.write("pages:")
+    for id in catalog.pageIDs { log.write("  GET  \(base)/v1/pages/\(id)") }
+    log.write("actions:")
+    for name in catalog.actions.keys.sorted() { log.write("  POST \(base)/v1/actions/\(name)") }
+    log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
     if configuration.server.host == "0.0.0.0" || configuration.server.host == "::" {
-        print(
+        log.write(
             "from the Android emulator: http://10.0.2.2:\(service.port)  (the iOS simulator uses the host's localhost)")
     }
     log.flush()
@@ -118,8 +118,6 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     log.flush()
     exit(0)
 }
-
-setvbuf(stdout, nil, _IOLBF, 0)  // startup lines and the access log interleave in order
 
 do {
     let arguments = try CommandLineArguments(Array(CommandLine.arguments.dropFirst()))
