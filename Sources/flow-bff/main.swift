@@ -1,5 +1,144 @@
+// flow-bff: thin command line over BFFServer. Parses arguments, loads configuration, calls the library.
 import BFFServer
+import Foundation
 import PageModel
-import PageStore
 
-print("flow-bff")
+let version = "0.1.0"
+
+let usage = """
+    flow-bff \(version) — a backend-for-frontend for server-driven UI
+
+    USAGE
+      flow-bff [serve] [--pages DIR] [--config FILE] [--host HOST] [--port PORT]
+      flow-bff check [DIR]
+      flow-bff --help | --version
+
+    COMMANDS
+      serve   Serve the pages in DIR (default: pages/ with config/default.json when present).
+              Prints the URL of every page and action. SIGTERM or Ctrl-C shuts down gracefully.
+      check   Lint a pages directory offline with the server's rules. Prints every finding as
+              file: JSON-path: severity: code: message. Exit status 1 when there is an error.
+
+    CONFIGURATION
+      Files (--config, default config/default.json), then FLOW_BFF_* environment variables,
+      then flags. Every key is listed in config/README.md.
+
+    EXIT STATUS
+      0 success, 1 errors in pages, 2 usage or configuration error.
+    """
+
+func fail(_ message: String, status: Int32 = 2) -> Never {
+    FileHandle.standardError.write(Data("flow-bff: \(message)\n".utf8))
+    exit(status)
+}
+
+func loadConfiguration(_ arguments: CommandLineArguments) -> BFFConfiguration {
+    var files: [String] = []
+    if let file = arguments.flags["config"] {
+        files.append(file)
+    } else if FileManager.default.fileExists(atPath: "config/default.json") {
+        files.append("config/default.json")
+    }
+    var flags: [String: String] = [:]
+    if let pages = arguments.flags["pages"] ?? arguments.positional.first { flags["pages.directory"] = pages }
+    if let host = arguments.flags["host"] { flags["server.host"] = host }
+    if let port = arguments.flags["port"] { flags["server.port"] = port }
+    do {
+        return try ConfigurationLoader().load(
+            files: files, environment: ProcessInfo.processInfo.environment, flags: flags)
+    } catch {
+        fail("configuration: \(error)")
+    }
+}
+
+func printDiagnostics(_ diagnostics: [FileDiagnostic]) {
+    for finding in diagnostics {
+        let line = "\(finding)\n"
+        if finding.diagnostic.severity == .error {
+            FileHandle.standardError.write(Data(line.utf8))
+        } else {
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+}
+
+func check(_ arguments: CommandLineArguments) -> Never {
+    let configuration = loadConfiguration(arguments)
+    let directory = configuration.pages.directory
+    let catalog = PageCatalog.load(directory: directory, defaults: configuration.pages)
+    printDiagnostics(catalog.diagnostics)
+    let errors = catalog.diagnostics.filter { $0.diagnostic.severity == .error }.count
+    let warnings = catalog.diagnostics.count - errors
+    print(
+        "\(directory): \(catalog.pages.count) pages, \(catalog.actions.count) actions, \(errors) errors, \(warnings) warnings"
+    )
+    exit(errors > 0 ? 1 : 0)
+}
+
+func serve(_ arguments: CommandLineArguments) -> Never {
+    let configuration = loadConfiguration(arguments)
+    let log = StandardOutputLogSink()
+    let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+    printDiagnostics(catalog.diagnostics)
+    let service: BFFService
+    do {
+        service = try makeServer(configuration: configuration, catalog: catalog, log: log)
+        try service.start()
+    } catch let error as CatalogError {
+        fail(
+            "not serving: \(error.diagnostics.filter { $0.diagnostic.severity == .error }.count) errors in \(configuration.pages.directory) (listed above)",
+            status: 1)
+    } catch {
+        fail("cannot start: \(error)")
+    }
+    let base = service.baseURL
+    log.write("flow-bff \(version) serving \(configuration.pages.directory) on \(base)")
+    if configuration.cursors.key == nil {
+        log.write(
+            "cursor key: random for this process (set FLOW_BFF_CURSOR_KEY to share cursors across restarts and replicas)"
+        )
+    }
+    log.write("pages:")
+    for id in catalog.pageIDs { log.write("  GET  \(base)/v1/pages/\(id)") }
+    log.write("actions:")
+    for name in catalog.actions.keys.sorted() { log.write("  POST \(base)/v1/actions/\(name)") }
+    log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
+    if configuration.server.host == "0.0.0.0" || configuration.server.host == "::" {
+        log.write(
+            "from the Android emulator: http://10.0.2.2:\(service.port)  (the iOS simulator uses the host's localhost)")
+    }
+    log.flush()
+    service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
+        signal in
+        service.application.setReady(false)
+        log.write(#"{"level":"info","message":"signal \#(signal): draining"}"#)
+    }
+    service.waitUntilStopped()
+    log.write(#"{"level":"info","message":"stopped"}"#)
+    log.flush()
+    exit(0)
+}
+
+do {
+    let arguments = try CommandLineArguments(Array(CommandLine.arguments.dropFirst()))
+    if arguments.flags["version"] != nil {
+        print("flow-bff \(version)")
+        exit(0)
+    }
+    if arguments.flags["help"] != nil || arguments.command == "help" {
+        print(usage)
+        exit(0)
+    }
+    switch arguments.command {
+    case "serve":
+        try arguments.check(allowed: ["pages", "config", "host", "port"])
+        serve(arguments)
+    case "check":
+        try arguments.check(allowed: ["pages", "config"])
+        check(arguments)
+    default:
+        fail("unknown command \"\(arguments.command)\"; see flow-bff --help")
+    }
+} catch {
+    fail("\(error); see flow-bff --help")
+}

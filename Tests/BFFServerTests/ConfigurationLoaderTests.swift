@@ -91,3 +91,19 @@ import Testing
         #expect(production.cursors.requireKey)
     }
 }
+
+@Suite struct ConfigurationDocumentationTests {
+    @Test func everyKeyIsDocumentedWithItsDefault() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let readme = try String(contentsOfFile: root + "/config/README.md", encoding: .utf8)
+        for key in ConfigurationKey.all {
+            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(key.path)` |") }
+            #expect(row != nil, "config/README.md lists \(key.path)")
+            if let row, !key.defaultValue.hasPrefix("(") {
+                let value = key.defaultValue.hasSuffix(".0") ? String(key.defaultValue.dropLast(2)) : key.defaultValue
+                #expect(row.contains("`\(value)`"), "\(key.path) default")
+            }
+        }
+    }
+}

@@ -262,3 +262,23 @@ import Testing
         }
     }
 }
+
+@Suite struct OpenAPIDocumentTests {
+    @Test func theServedDocumentIsTheOneInTheRepository() async throws {
+        let file = try String(contentsOfFile: repositoryRoot + "/docs/openapi.json", encoding: .utf8)
+        try await withTestServer { server in
+            let served = try HTTPTestClient(port: server.port).get("/openapi.json")
+            #expect(served.status == 200)
+            #expect(served.text + "\n" == file, "run scripts/embed-openapi after editing docs/openapi.json")
+            let document = try PageDecoder().parse(served.body)
+            #expect(document["openapi"] == "3.1.0")
+            let paths = try #require(document["paths"]?.objectValue).keys
+            #expect(
+                paths == [
+                    "/v1/pages/{pageID}", "/v1/pages/{pageID}/next", "/v1/actions/{name}", "/healthz", "/readyz",
+                    "/metrics",
+                    "/openapi.json",
+                ])
+        }
+    }
+}

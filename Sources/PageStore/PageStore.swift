@@ -1,4 +1,0 @@
-import PageModel
-
-/// PageStore: the embedded, headless device client.
-public enum PageStoreModule {}

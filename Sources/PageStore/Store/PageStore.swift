@@ -1,0 +1,241 @@
+import Observation
+import PageModel
+
+/// The embedded, headless device client: owns the decoded document of one page and its lifecycle.
+///
+/// `@Observable` and `@MainActor`. Views (or tests) observe; they never poke the document. Changes go through
+/// ``apply(_:)`` or the load methods. Transitions are decided by the pure ``PageLifecycle``; this class only
+/// executes them with tasks: fetches run on the loader, decoding runs detached off the main actor, a
+/// superseded fetch never publishes, and pagination runs in its own task.
+///
+/// ```swift
+/// let store = PageStore(pageID: "cart", loader: loader, registry: registry)
+/// await store.loadInitial()
+/// await store.refresh()
+/// await store.loadNextPage()
+/// ```
+@Observable
+@MainActor
+public final class PageStore {
+    /// What the store shows: `.loading`, `.loaded(page)`, `.empty` or `.failed(message:)`.
+    public private(set) var state: PageState = .loading
+    /// The pagination spinner flag. Not a fifth state: a loaded tree shows a sentinel without becoming `.loading`.
+    public private(set) var isLoadingMore = false
+    /// Findings about the current document (placeholders, renamed ids), replaced as a batch after each
+    /// successful load, so they never mix two responses.
+    public private(set) var diagnostics: [Diagnostic] = []
+    /// The last accepted document, or `nil` before one: the total read (seed 000). It is kept while a load is
+    /// in flight and after one fails; it changes only when a new document is accepted.
+    public private(set) var page: PageModel?
+
+    public let pageID: String
+    /// Page parameters sent with `initial` and `refresh` requests.
+    public let parameters: [String: String]
+    public let registry: WidgetRegistry
+    /// The page's ephemeral widget state. Refresh resets it; pagination and mutations do not.
+    public let stateStore: WidgetStateStore
+
+    /// Called after every assignment of ``state``, in order, with the new value; for logging hosts and for
+    /// tests that assert the full sequence of states.
+    @ObservationIgnored public var stateDidChange: (@MainActor (PageState) -> Void)?
+
+    @ObservationIgnored private let loader: any PageLoader
+    @ObservationIgnored private let decoder: PageDecoder
+    @ObservationIgnored private var lifecycle = PageLifecycle()
+    @ObservationIgnored private var documentTask: Task<Void, Never>?
+    @ObservationIgnored private var paginationTask: Task<Void, Never>?
+    private let documentStatus = RequestStatusStorage()
+    private let paginationStatusStorage = RequestStatusStorage()
+
+    /// - Parameters:
+    ///   - parameters: page parameters (e.g. `["productID": "42"]`). Default none.
+    ///   - registry: default a ``WidgetRegistry`` with the ``UnknownWidgetPolicy/default`` policy.
+    ///   - stateStore: default a new, empty store.
+    ///   - decoder: default the standard catalog.
+    public init(
+        pageID: String, parameters: [String: String] = [:], loader: any PageLoader,
+        registry: WidgetRegistry = WidgetRegistry(), stateStore: WidgetStateStore = WidgetStateStore(),
+        decoder: PageDecoder = PageDecoder()
+    ) {
+        self.pageID = pageID
+        self.parameters = parameters
+        self.loader = loader
+        self.registry = registry
+        self.stateStore = stateStore
+        self.decoder = decoder
+    }
+
+    // MARK: Reading
+
+    /// The opt-in status lens of document loads (`initial`, `refresh`); each field is its own tracked read.
+    public var status: PageStatus { PageStatus(storage: documentStatus, isTracked: true) }
+
+    /// The opt-in status lens of pagination (`nextPage`); `isLoading` equals ``isLoadingMore``.
+    public var paginationStatus: PageStatus { PageStatus(storage: paginationStatusStorage, isTracked: true) }
+
+    /// A one-time read that registers no Observation dependency (seed 000's `peek`), e.g.
+    /// `let page = store.peek(\.page)` in a test assertion.
+    public func peek<Value>(_ keyPath: KeyPath<UntrackedPageStore, Value>) -> Value {
+        UntrackedPageStore(store: self)[keyPath: keyPath]
+    }
+
+    var untrackedState: PageState { _state }
+    var untrackedIsLoadingMore: Bool { _isLoadingMore }
+    var untrackedDiagnostics: [Diagnostic] { _diagnostics }
+    var untrackedPage: PageModel? { _page }
+    var documentStatusStorage: RequestStatusStorage { documentStatus }
+    var paginationStatusRecord: RequestStatusStorage { paginationStatusStorage }
+
+    // MARK: Loading
+
+    /// Assigns `.loading` and fetches `.initial`; returns when that fetch has finished or was superseded.
+    public func loadInitial() async {
+        await run(lifecycle.loadRequested())
+    }
+
+    /// Keeps the current content, resets ``stateStore``, fetches `.refresh`; returns when that fetch has
+    /// finished or was superseded. A failure keeps a shown document and is reported through ``status``.
+    public func refresh() async {
+        await run(lifecycle.refreshRequested())
+    }
+
+    /// ``loadInitial()`` again, after `.failed`.
+    public func retry() async {
+        await loadInitial()
+    }
+
+    /// Fetches the next chunk when `.loaded`, `hasMore` and not already loading more; otherwise does nothing.
+    /// Runs in its own task, appends to the document as it is when the chunk arrives, and never assigns
+    /// `.failed`: on failure the page and its `hasMore` stay, so the sentinel can fire again.
+    public func loadNextPage() async {
+        await run(lifecycle.nextPageRequested())
+    }
+
+    // MARK: Mutations and actions
+
+    /// Applies one mutation to the document and publishes it. Widget state is kept.
+    ///
+    /// - Throws: ``ContractError`` `mutation_target_not_found`, or `no_document` when no document is shown
+    ///   (`replacePage` works in every state).
+    public func apply(_ mutation: PageMutation) throws(ContractError) {
+        try apply([mutation])
+    }
+
+    /// Applies mutations in order, all or nothing, and publishes the result once.
+    public func apply(_ mutations: [PageMutation]) throws(ContractError) {
+        let effects = try lifecycle.applyRequested(mutations)
+        execute(effects)
+        publish()
+    }
+
+    /// An api round trip: sends `request` through the loader (`.action`), decodes the ``ActionResponse``
+    /// detached, then applies its mutations. Returns the response; running its effects is the caller's job
+    /// (``ActionDispatcher`` does it).
+    ///
+    /// If the calling task is cancelled before the response is applied, nothing is applied and this throws a
+    /// `cancelled` error: a round trip cannot land on a page that went away.
+    /// - Throws: ``PageLoadError`` for loader, decode and mutation failures (`mutation_target_not_found`).
+    @discardableResult
+    public func performAction(_ request: ActionRequest) async throws(PageLoadError) -> ActionResponse {
+        let decoded: Decoded<ActionResponse>
+        do {
+            let bytes = try await loader.load(PageRequest(pageID: pageID, kind: .action(request)))
+            try Task.checkCancellation()
+            decoded = try await Self.decodeDetached { [decoder] in try decoder.decodeActionResponse(bytes) }
+            try Task.checkCancellation()
+        } catch {
+            throw PageLoadError(error)
+        }
+        do {
+            try apply(decoded.value.mutations)
+        } catch {
+            throw PageLoadError(contract: error)
+        }
+        lifecycle.append(diagnostics: decoded.diagnostics)
+        publish()
+        return decoded.value
+    }
+
+    // MARK: Executing decisions
+
+    private func run(_ effects: [PageLifecycle.Effect]) async {
+        let started = execute(effects)
+        publish()
+        await started?.value
+    }
+
+    /// Executes the lifecycle's effects; returns the fetch task it started, if any.
+    @discardableResult
+    private func execute(_ effects: [PageLifecycle.Effect]) -> Task<Void, Never>? {
+        var started: Task<Void, Never>?
+        for effect in effects {
+            switch effect {
+            case .resetWidgetState:
+                stateStore.reset()
+            case .cancelDocumentFetch:
+                documentTask?.cancel()
+                documentTask = nil
+            case .cancelPagination:
+                paginationTask?.cancel()
+                paginationTask = nil
+            case .fetchDocument(let kind, let token):
+                let task = fetchDocument(PageRequest(pageID: pageID, parameters: parameters, kind: kind), token: token)
+                documentTask = task
+                started = task
+            case .fetchNextPage(let postback, let token):
+                let task = fetchNextPage(PageRequest(pageID: pageID, kind: .nextPage(postback: postback)), token: token)
+                paginationTask = task
+                started = task
+            }
+        }
+        return started
+    }
+
+    private func fetchDocument(_ request: PageRequest, token: Int) -> Task<Void, Never> {
+        Task { [loader, decoder] in
+            do {
+                let bytes = try await loader.load(request)
+                let decoded = try await Self.decodeDetached { try decoder.decodePage(bytes) }
+                lifecycle.fetchSucceeded(token: token, decoded)
+            } catch {
+                lifecycle.fetchFailed(token: token, PageLoadError(error))
+            }
+            publish()
+        }
+    }
+
+    private func fetchNextPage(_ request: PageRequest, token: Int) -> Task<Void, Never> {
+        Task { [loader, decoder] in
+            do {
+                let bytes = try await loader.load(request)
+                let decoded = try await Self.decodeDetached { try decoder.decodeNextPage(bytes) }
+                // The lifecycle appends to the document as it is now, not to a copy captured before the await.
+                lifecycle.nextPageSucceeded(token: token, decoded)
+            } catch {
+                lifecycle.nextPageFailed(token: token, PageLoadError(error))
+            }
+            publish()
+        }
+    }
+
+    /// Runs `decode` in a detached task, off the main actor.
+    private nonisolated static func decodeDetached<Value: Sendable>(
+        _ decode: @escaping @Sendable () throws -> Value
+    ) async throws -> Value {
+        try await Task.detached(operation: decode).value
+    }
+
+    /// Copies the lifecycle into the tracked properties, assigning only what changed so unchanged properties
+    /// invalidate no reader.
+    private func publish() {
+        if _page != lifecycle.page { page = lifecycle.page }
+        if _diagnostics != lifecycle.diagnostics { diagnostics = lifecycle.diagnostics }
+        if _isLoadingMore != lifecycle.isLoadingMore { isLoadingMore = lifecycle.isLoadingMore }
+        documentStatus.publish(lifecycle.documentStatus)
+        paginationStatusStorage.publish(lifecycle.paginationStatus)
+        if _state != lifecycle.state {
+            state = lifecycle.state
+            stateDidChange?(lifecycle.state)
+        }
+    }
+}

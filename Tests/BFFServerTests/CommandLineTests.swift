@@ -1,0 +1,85 @@
+import BFFTesting
+import Foundation
+import Testing
+
+/// Runs the built `flow-bff` executable as users do.
+@Suite struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static var executable: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") || directory.path.contains(".xctest/") {
+            while directory.path.contains(".xctest") { directory.deleteLastPathComponent() }
+        }
+        return directory.appendingPathComponent("flow-bff").path
+    }
+
+    func run(_ arguments: [String], directory: String = repositoryRoot, environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLOW_BFF_") }
+            .merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData, as: UTF8.self))
+    }
+
+    @Test func checkPassesOnTheBundledPages() throws {
+        let result = try run(["check"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("pages: 6 pages"))
+        #expect(result.output.contains(", 0 errors"))
+    }
+
+    @Test func checkListsEachProblemWithFileAndPathAndExits1() throws {
+        let directory = try temporaryPages([
+            "cart.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "cart", "sections": [{"id": "s", "widgets": [{"id": "q", "type": "stepper", "content": {"value": "three"}}]}]}}"#,
+            "home.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "home", "sections": [}}"#,
+        ])
+        let result = try run(["check", directory])
+        #expect(result.status == 1)
+        #expect(
+            result.errors.contains(
+                "cart.json: /page/sections/0/widgets/0/content/value: error: invalid_content: stepper.value must be integer, found string"))
+        #expect(result.errors.contains("home.json: /: error: invalid_json: unexpected character '}' at line 1, column"))
+        #expect(result.output.contains("0 pages, 0 actions, 2 errors"))
+    }
+
+    @Test func serveRefusesToStartOnErrors() throws {
+        let directory = try temporaryPages([
+            "bad.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "bad", "sections": "none"}}"#
+        ])
+        let result = try run(["serve", "--pages", directory, "--port", "0"])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("bad.json: /page/sections: error: invalid_envelope: expected array, found string"))
+        #expect(result.errors.contains("not serving"))
+    }
+
+    @Test func helpVersionAndUsageErrors() throws {
+        let help = try run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("flow-bff check [DIR]"))
+        let version = try run(["--version"])
+        #expect(version.output == "flow-bff 0.1.0\n")
+        let unknown = try run(["serve", "--prot", "1"])
+        #expect(unknown.status == 2)
+        #expect(unknown.errors.contains("unknown option --prot"))
+        let badConfig = try run(["check"], environment: ["FLOW_BFF_SERVER_PROT": "1"])
+        #expect(badConfig.status == 2)
+        #expect(badConfig.errors.contains("did you mean FLOW_BFF_SERVER_PORT?"))
+    }
+}

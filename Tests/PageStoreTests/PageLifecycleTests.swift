@@ -1,0 +1,90 @@
+import PageModel
+import PageStore
+import Testing
+
+/// The pure state machine, driven directly: events in, effects out.
+@Suite struct PageLifecycleTests {
+    static let page = PageModel(
+        id: "p", sections: [Section(id: "s", widgets: [Widget(id: "w", type: "divider")])],
+        pagination: Pagination(hasMore: true, postback: "c1"))
+
+    @Test func loadThenRefreshEffects() {
+        var lifecycle = PageLifecycle()
+        #expect(lifecycle.loadRequested() == [.fetchDocument(.initial, token: 1)])
+        let accepted1 = lifecycle.fetchSucceeded(token: 1, Decoded(Self.page))
+        #expect(accepted1)
+        #expect(lifecycle.state == .loaded(Self.page))
+
+        #expect(lifecycle.refreshRequested() == [.resetWidgetState, .fetchDocument(.refresh, token: 2)])
+        #expect(lifecycle.state == .loaded(Self.page))
+        #expect(lifecycle.documentStatus == RequestStatus(kind: .refresh, isLoading: true, hasSucceeded: true))
+    }
+
+    @Test func aNewerLoadSupersedesTheOlderToken() {
+        var lifecycle = PageLifecycle()
+        _ = lifecycle.loadRequested()
+        #expect(
+            lifecycle.refreshRequested() == [
+                .resetWidgetState, .cancelDocumentFetch, .fetchDocument(.refresh, token: 2),
+            ])
+        let accepted2 = lifecycle.fetchSucceeded(token: 1, Decoded(Self.page))
+        #expect(!accepted2)
+        let accepted3 = lifecycle.fetchFailed(token: 1, Fixtures.serverError)
+        #expect(!accepted3)
+        #expect(lifecycle.state == .loading)
+    }
+
+    @Test func nextPageNeedsLoadedHasMoreAndNoneInFlight() {
+        var lifecycle = PageLifecycle()
+        #expect(lifecycle.nextPageRequested().isEmpty)  // still loading
+        _ = lifecycle.loadRequested()
+        lifecycle.fetchSucceeded(token: 1, Decoded(Self.page))
+        #expect(lifecycle.nextPageRequested() == [.fetchNextPage(postback: "c1", token: 2)])
+        #expect(lifecycle.nextPageRequested().isEmpty)  // already loading more
+        let accepted4 = lifecycle.nextPageFailed(token: 2, Fixtures.serverError)
+        #expect(accepted4)
+        #expect(lifecycle.state == .loaded(Self.page))
+        #expect(lifecycle.nextPageRequested() == [.fetchNextPage(postback: "c1", token: 3)])
+        let end = NextPage(sections: [], pagination: .end)
+        let accepted5 = lifecycle.nextPageSucceeded(token: 3, Decoded(end))
+        #expect(accepted5)
+        #expect(lifecycle.nextPageRequested().isEmpty)  // no more
+    }
+
+    @Test func loadCancelsPaginationInFlight() {
+        var lifecycle = PageLifecycle()
+        _ = lifecycle.loadRequested()
+        lifecycle.fetchSucceeded(token: 1, Decoded(Self.page))
+        _ = lifecycle.nextPageRequested()
+        #expect(
+            lifecycle.refreshRequested() == [.resetWidgetState, .cancelPagination, .fetchDocument(.refresh, token: 2)])
+        #expect(!lifecycle.isLoadingMore)
+        let more = NextPage(sections: [Section(id: "late")], pagination: .end)
+        let accepted6 = lifecycle.nextPageSucceeded(token: 1, Decoded(more))
+        #expect(!accepted6)
+    }
+
+    @Test func mutationsNeedADocumentExceptReplacePage() throws {
+        var lifecycle = PageLifecycle()
+        var withoutDocument = lifecycle
+        #expect(throws: ContractError.self) { _ = try withoutDocument.applyRequested([.removeWidget(id: "w")]) }
+        #expect(withoutDocument == lifecycle)
+        _ = lifecycle.loadRequested()
+        #expect(try lifecycle.applyRequested([.replacePage(Self.page)]) == [.cancelDocumentFetch])
+        #expect(lifecycle.state == .loaded(Self.page))
+        _ = try lifecycle.applyRequested([.removeWidget(id: "w")])
+        #expect(lifecycle.state == .empty)
+    }
+
+    @Test func failedRefreshKeepsTheDocument() {
+        var lifecycle = PageLifecycle()
+        _ = lifecycle.loadRequested()
+        lifecycle.fetchSucceeded(token: 1, Decoded(Self.page, [.warning("w", "/", "note")]))
+        _ = lifecycle.refreshRequested()
+        lifecycle.fetchFailed(token: 2, Fixtures.serverError)
+        #expect(lifecycle.state == .loaded(Self.page))
+        #expect(lifecycle.page == Self.page)
+        #expect(lifecycle.diagnostics.map(\.code) == ["w"])  // replaced only after a success
+        #expect(lifecycle.documentStatus.error == Fixtures.serverError)
+    }
+}

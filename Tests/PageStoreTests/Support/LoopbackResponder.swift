@@ -1,0 +1,186 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A test-only HTTP/1.1 responder on `127.0.0.1`, port 0: canned responses per path, one request per
+/// connection (`Connection: close`), and a log of what it received. Small on purpose: the project's real
+/// server (HTTPCore) is tested elsewhere; this only gives the loader a real socket to talk to.
+final class LoopbackResponder: Sendable {
+    /// What a path answers.
+    enum Route: Sendable {
+        case respond(status: Int, headers: [String: String], body: [UInt8])
+        /// Reads the request and never answers, until ``stop()`` (bounded at 10 s).
+        case hang
+    }
+
+    /// One request as received: method, target (path and query), lower-cased header names, body.
+    struct Received: Sendable {
+        var method: String
+        var target: String
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let routes: [String: Route]
+    private let received = Mutex<[Received]>([])
+    private let stopping = Mutex(false)
+    private let hangRelease = DispatchSemaphore(value: 0)
+    private let acceptDone = DispatchSemaphore(value: 0)
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var requests: [Received] { received.withLock { $0 } }
+
+    /// Binds and starts accepting. `routes` is keyed by path without the query.
+    init(routes: [String: Route]) throws {
+        self.routes = routes
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ResponderError("socket", errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw ResponderError("bind/listen", errno)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.listener = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Stops accepting, releases hanging connections and waits (bounded) for the accept thread.
+    func stop() {
+        let already = stopping.withLock { stopping in
+            defer { stopping = true }
+            return stopping
+        }
+        guard !already else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        for _ in 0..<16 { hangRelease.signal() }
+        _ = acceptDone.wait(timeout: .now() + 5)
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        defer { acceptDone.signal() }
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if stopping.withLock({ $0 }) {
+                close(connection)
+                return
+            }
+            Thread.detachNewThread { [self] in serve(connection) }
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let request = readRequest(connection) else { return }
+        received.withLock { $0.append(request) }
+        let path = String(request.target.prefix { $0 != "?" })
+        switch routes[path] {
+        case .hang:
+            _ = hangRelease.wait(timeout: .now() + 10)
+        case .respond(let status, let headers, let body):
+            write(connection, status: status, headers: headers, body: body)
+        case nil:
+            write(connection, status: 404, headers: ["Content-Type": "text/plain"], body: Array("no route".utf8))
+        }
+    }
+
+    private func readRequest(_ connection: Int32) -> Received? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var headEnd: Int?
+        var contentLength = 0
+        var head: (String, String, [String: String])?
+        for _ in 0..<1000 {
+            if let end = headEnd, bytes.count >= end + contentLength { break }
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            bytes += buffer[..<count]
+            if headEnd == nil, let range = bytes.firstRange(of: Array("\r\n\r\n".utf8)) {
+                headEnd = range.upperBound
+                head = Self.parseHead(String(decoding: bytes[..<range.lowerBound], as: UTF8.self))
+                contentLength = Int(head?.2["content-length"] ?? "") ?? 0
+            }
+        }
+        guard let end = headEnd, let (method, target, headers) = head else { return nil }
+        return Received(method: method, target: target, headers: headers, body: Array(bytes[end...]))
+    }
+
+    private static func parseHead(_ text: String) -> (String, String, [String: String])? {
+        let lines = text.components(separatedBy: "\r\n")
+        let requestLine = lines[0].split(separator: " ")
+        guard requestLine.count == 3 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        return (String(requestLine[0]), String(requestLine[1]), headers)
+    }
+
+    private func write(_ connection: Int32, status: Int, headers: [String: String], body: [UInt8]) {
+        var head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        let bytes = Array(head.utf8) + body
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return }
+            offset += sent
+        }
+        shutdown(connection, Int32(SHUT_WR))
+    }
+
+    /// Compresses `bytes` with `/usr/bin/gzip`, for the gzip route.
+    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
+        process.arguments = ["-c", "-n"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let compressed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ResponderError("gzip", process.terminationStatus) }
+        return Array(compressed)
+    }
+}
+
+struct ResponderError: Error, CustomStringConvertible {
+    var description: String
+    init(_ what: String, _ code: Int32) { description = "\(what) failed: \(code)" }
+}
