@@ -18,7 +18,9 @@ import Testing
         return directory.appendingPathComponent("flow-bff").path
     }
 
-    func run(_ arguments: [String], directory: String = repositoryRoot, environment: [String: String] = [:]) throws -> Run {
+    func run(_ arguments: [String], directory: String = repositoryRoot, environment: [String: String] = [:]) throws
+        -> Run
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = arguments
@@ -47,14 +49,16 @@ import Testing
 
     @Test func checkListsEachProblemWithFileAndPathAndExits1() throws {
         let directory = try temporaryPages([
-            "cart.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "cart", "sections": [{"id": "s", "widgets": [{"id": "q", "type": "stepper", "content": {"value": "three"}}]}]}}"#,
+            "cart.json":
+                #"{"schemaVersion": 1, "kind": "page", "page": {"id": "cart", "sections": [{"id": "s", "widgets": [{"id": "q", "type": "stepper", "content": {"value": "three"}}]}]}}"#,
             "home.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "home", "sections": [}}"#,
         ])
         let result = try run(["check", directory])
         #expect(result.status == 1)
         #expect(
             result.errors.contains(
-                "cart.json: /page/sections/0/widgets/0/content/value: error: invalid_content: stepper.value must be integer, found string"))
+                "cart.json: /page/sections/0/widgets/0/content/value: error: invalid_content: stepper.value must be integer, found string"
+            ))
         #expect(result.errors.contains("home.json: /: error: invalid_json: unexpected character '}' at line 1, column"))
         #expect(result.output.contains("0 pages, 0 actions, 2 errors"))
     }
@@ -65,7 +69,8 @@ import Testing
         ])
         let result = try run(["serve", "--pages", directory, "--port", "0"])
         #expect(result.status == 1)
-        #expect(result.errors.contains("bad.json: /page/sections: error: invalid_envelope: expected array, found string"))
+        #expect(
+            result.errors.contains("bad.json: /page/sections: error: invalid_envelope: expected array, found string"))
         #expect(result.errors.contains("not serving"))
     }
 
