@@ -227,8 +227,7 @@ final class Connection {
         case .reset:
             flush()
             guard phase != .closed else { return }
-            var option = linger(l_onoff: 1, l_linger: 0)
-            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+            try? System.setOption(fd, SOL_SOCKET, SO_LINGER, linger(l_onoff: 1, l_linger: 0))
             close()
         case .closeWithoutResponse:
             phase = .closing
@@ -327,7 +326,7 @@ final class Connection {
         if lingerOnClose && !peerClosed {
             // Half-close and drain, so a client still sending (e.g. a refused body) reads our answer
             // instead of a reset (RFC 9112 §9.6).
-            _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+            try? System.shutdown(fd, Int32(SHUT_WR))
             phase = .lingering
             deadlineKind = .linger
             deadline = loop.now &+ Connection.lingerTime

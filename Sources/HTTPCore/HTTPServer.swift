@@ -130,7 +130,7 @@ public final class HTTPServer: Sendable {
             guard state.phase == .running else { return [] }
             state.phase = .draining
             // Refuse new connections now: a shut-down listening socket answers SYNs with RST.
-            _ = Glibc.shutdown(state.listenFD, Int32(SHUT_RDWR))
+            try? System.shutdown(state.listenFD, Int32(SHUT_RDWR))
             return state.loops
         }
         let deadline = System.monotonicNanoseconds() &+ timeout

@@ -92,6 +92,10 @@ enum System {
         _ = Glibc.close(fd)
     }
 
+    static func shutdown(_ fd: Int32, _ how: Int32) throws(SystemError) {
+        _ = try call("shutdown") { Glibc.shutdown(fd, how) }
+    }
+
     static func setOption<T: BitwiseCopyable>(
         _ fd: Int32, _ level: Int32, _ name: Int32, _ value: T
     ) throws(SystemError) {

@@ -148,8 +148,12 @@ run_one() { # server port pid conns file enc round
 import re, sys
 server, conns, file, enc, rnd, ticks, hz, out = sys.argv[1:]
 def dur(text):
-    v, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
-    return float(v) * {"us": 1, "ms": 1e3, "s": 1e6}[unit]
+    match = re.match(r"([\d.]+)(us|ms|s|m|h)$", text)
+    if not match:
+        sys.stderr.write("unparsed latency %r in wrk output:\n%s\n" % (text, out))
+        return float("nan")
+    v, unit = match.groups()
+    return float(v) * {"us": 1, "ms": 1e3, "s": 1e6, "m": 6e7, "h": 3.6e9}[unit]
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 total = int(re.search(r"(\d+) requests in", out).group(1))
 p50 = dur(re.search(r"50%\s+(\S+)", out).group(1))
