@@ -91,34 +91,51 @@ struct AccessLogLine {
         return output + "\""
     }
 
+    /// The formatted second, cached: formatting a date per request would cost more than the rest of the line.
+    static let second = Mutex<(seconds: Int, text: String)>((-1, ""))
+
+    /// `2026-11-29T20:19:20.123Z`.
     static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var time = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &time)
-        let millis = now.tv_nsec / 1_000_000
-        func pad(_ value: Int32, _ width: Int = 2) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        let millis = Int(now.tv_nsec / 1_000_000)
+        let prefix = second.withLock { cached -> String in
+            if cached.seconds == now.tv_sec { return cached.text }
+            var time = tm()
+            var seconds = now.tv_sec
+            gmtime_r(&seconds, &time)
+            func pad(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
+            cached = (
+                now.tv_sec,
+                "\(time.tm_year + 1900)-\(pad(time.tm_mon + 1))-\(pad(time.tm_mday))T\(pad(time.tm_hour)):"
+                    + "\(pad(time.tm_min)):\(pad(time.tm_sec))."
+            )
+            return cached.text
         }
-        return "\(time.tm_year + 1900)-\(pad(time.tm_mon + 1))-\(pad(time.tm_mday))T\(pad(time.tm_hour)):"
-            + "\(pad(time.tm_min)):\(pad(time.tm_sec)).\(pad(Int32(millis), 3))Z"
+        return prefix + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) + "Z"
     }
 }
 
-/// `X-Request-ID`: the client's when it is 1–128 visible ASCII characters, else a new random one.
+/// `X-Request-ID`: the client's when it is 1–128 visible ASCII characters, else a new one: a random per-process
+/// prefix and a counter (32 hex digits, unique across replicas without a random draw per request).
 enum RequestID {
+    static let prefix: String = {
+        var generator = SystemRandomNumberGenerator()
+        return hex(generator.next())
+    }()
+    static let counter = Atomic<UInt64>(0)
+
     static func accept(_ value: String?) -> String {
         if let value, (1...128).contains(value.utf8.count),
             value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         {
             return value
         }
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        let hex = String(high, radix: 16) + String(low, radix: 16)
-        return String(repeating: "0", count: max(0, 32 - hex.count)) + hex
+        return prefix + hex(counter.add(1, ordering: .relaxed).newValue)
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
     }
 }

@@ -35,7 +35,7 @@ extension BFFApplication {
         }
         let cursor: Cursor
         do {
-            cursor = try cursors.decode(postback)
+            cursor = try verifiedCursors.cursor(for: postback, codec: cursors)
         } catch {
             throw ProblemDetails.invalidCursor(error.reason)
         }

@@ -10,6 +10,7 @@ public final class BFFApplication: HTTPResponder {
     public let configuration: BFFConfiguration
     let cursors: CursorCodec
     let metrics = Metrics()
+    let verifiedCursors = VerifiedCursorCache()
     let log: any BFFLogSink
     private let current: Mutex<CatalogSnapshot>
     private let ready = Atomic<Bool>(true)
