@@ -156,8 +156,8 @@ def dur(text):
     return float(v) * {"us": 1, "ms": 1e3, "s": 1e6, "m": 6e7, "h": 3.6e9}[unit]
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 total = int(re.search(r"(\d+) requests in", out).group(1))
-p50 = dur(re.search(r"50%\s+(\S+)", out).group(1))
-p99 = dur(re.search(r"99%\s+(\S+)", out).group(1))
+p50 = dur(re.search(r"^\s+50%\s+(\S+)\s*$", out, re.M).group(1))
+p99 = dur(re.search(r"^\s+99%\s+(\S+)\s*$", out, re.M).group(1))
 errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
 errs = sum(map(int, errors.groups())) if errors else 0
 non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
@@ -167,6 +167,7 @@ print("\t".join(map(str, [server, conns, file, enc, rnd, rps, p50, p99, cpu_us, 
 PY
 }
 
+echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) (other work on these cores skews every figure)" >&2
 echo "running: ${ROUNDS} rounds x {1,64} connections x 3 files x {plain,gzip} x 2 servers, ${DURATION}s each" >&2
 for round in $(seq "$ROUNDS"); do
     for conns in $CONNECTIONS; do
