@@ -241,24 +241,38 @@ import Testing
         }
     }
 
-    @Test func aCursorIssuedBeforeTheCatalogChangedIsExpired() async throws {
-        try await withTestServer { server in
-            let http = client(server)
-            let page = try PageDecoder().decodePage(try http.get("/v1/pages/feed").body).value
-            let postback = try #require(page.pagination?.postback)
-            var pages = BFFConfiguration.Pages()
-            pages.defaultPageSize = 3
-            let edited = PageCatalog.load(directory: TestServer.bundledPages, defaults: pages)
-            // Same files, but any change to content or page size changes the version of pages without their own size.
-            server.service.application.replaceCatalog(edited)
-            let homeVersionChanged = edited.pages["feed"]?.version != page.id
-            #expect(homeVersionChanged)
-            let response = try http.get("/v1/pages/feed/next?postback=\(postback)")
-            if server.service.application.catalog.pages["feed"]?.pageSize == 3 {
-                #expect(response.status == 410)
-            } else {
-                #expect(response.status == 200)
+    @Test func aCursorIssuedBeforeThePageChangedIsExpiredAndOtherPagesKeepTheirs() async throws {
+        func file(_ id: String, title: String) -> String {
+            let sections = (0..<6).map {
+                #"{"id": "s\#($0)", "widgets": [{"id": "w\#($0)", "type": "text", "content": {"text": "\#(title)"}}]}"#
             }
+            return
+                #"{"schemaVersion": 1, "kind": "page", "page": {"id": "\#(id)", "sections": [\#(sections.joined(separator: ","))]}, "server": {"pageSize": 2}}"#
+        }
+        let directory = try temporaryPages([
+            "news.json": file("news", title: "v1"), "deals.json": file("deals", title: "v1"),
+        ])
+        try await withTestServer(pages: directory) { server in
+            let http = client(server)
+            let news = try #require(
+                try PageDecoder().decodePage(try http.get("/v1/pages/news").body).value.pagination?.postback)
+            let deals = try #require(
+                try PageDecoder().decodePage(try http.get("/v1/pages/deals").body).value.pagination?.postback)
+            #expect(try http.get("/v1/pages/news/next?postback=\(news)").status == 200)
+            // The news page is edited; deals is not.
+            try Data(file("news", title: "v2").utf8).write(to: URL(fileURLWithPath: directory + "/news.json"))
+            server.service.application.replaceCatalog(PageCatalog.load(directory: directory))
+            let expired = try http.get("/v1/pages/news/next?postback=\(news)")
+            #expect(expired.status == 410)
+            #expect(expired.header("Content-Type") == "application/problem+json")
+            #expect(expired.text.contains("\"code\":\"cursor_expired\""))
+            #expect(try http.get("/v1/pages/deals/next?postback=\(deals)").status == 200)
+            // A fresh first load issues cursors for the new version.
+            let fresh = try #require(
+                try PageDecoder().decodePage(try http.get("/v1/pages/news").body).value.pagination?.postback)
+            let chunk = try http.get("/v1/pages/news/next?postback=\(fresh)")
+            #expect(chunk.status == 200)
+            #expect(chunk.text.contains("v2"))
         }
     }
 }

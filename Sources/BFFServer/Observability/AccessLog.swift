@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PageModel
 import Synchronization
 
 /// Where the server writes its lines (access log, startup messages). Libraries take a sink; tests pass
@@ -65,30 +66,37 @@ struct AccessLogLine {
     var seconds: Double
 
     var json: String {
-        var line = "{\"time\":\""
-        line += Self.timestamp()
-        line += "\",\"requestID\":\"\(requestID)\",\"method\":\"\(method)\",\"path\":"
-        line += Self.quoted(path)
-        line += ",\"route\":\"\(route)\",\"status\":\(status),\"bytes\":\(bytes),\"durationMs\":"
-        line += String(Double(Int(seconds * 1_000_000)) / 1000)
-        line += "}"
-        return line
+        var line: [UInt8] = []
+        line.reserveCapacity(240)
+        line.append(contentsOf: #"{"time":""#.utf8)
+        line.append(contentsOf: Self.timestamp().utf8)
+        line.append(contentsOf: #"","requestID":"#.utf8)
+        JSONWriter.appendString(requestID, to: &line)
+        line.append(contentsOf: #","method":"#.utf8)
+        JSONWriter.appendString(method, to: &line)
+        line.append(contentsOf: #","path":"#.utf8)
+        JSONWriter.appendString(path, to: &line)
+        line.append(contentsOf: #","route":"#.utf8)
+        JSONWriter.appendString(route, to: &line)
+        line.append(contentsOf: #","status":"#.utf8)
+        line.append(contentsOf: String(status).utf8)
+        line.append(contentsOf: #","bytes":"#.utf8)
+        line.append(contentsOf: String(bytes).utf8)
+        line.append(contentsOf: #","durationMs":"#.utf8)
+        let micros = Int(seconds * 1_000_000)
+        line.append(contentsOf: String(micros / 1000).utf8)
+        line.append(UInt8(ascii: "."))
+        let fraction = String(micros % 1000)
+        line.append(contentsOf: String(repeating: "0", count: 3 - fraction.count).utf8)
+        line.append(contentsOf: fraction.utf8)
+        line.append(UInt8(ascii: "}"))
+        return String(decoding: line, as: UTF8.self)
     }
 
     static func quoted(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case _ where scalar.value < 0x20:
-                output +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
+        var output: [UInt8] = []
+        JSONWriter.appendString(text, to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The formatted second, cached: formatting a date per request would cost more than the rest of the line.

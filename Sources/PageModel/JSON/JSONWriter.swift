@@ -54,7 +54,8 @@ public struct JSONWriter: Sendable {
 
     static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func appendString(_ string: String, to output: inout [UInt8]) {
+    /// Appends `string` as a JSON string literal (quoted and escaped) to `output`.
+    public static func appendString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
