@@ -13,7 +13,7 @@ enum StatusLines {
     static let overLimit = Array(
         ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 95\r\n"
             + "Connection: close\r\n\r\n"
-            + "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"code\":\"too-many-connections\"}")
+            + "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"code\":\"too_many_connections\"}")
             .utf8)
 
     private static let common: [Int: [UInt8]] = {

@@ -40,22 +40,47 @@ public struct HTTPRequest: Sendable {
     /// Query items in order, percent-decoded; `+` is decoded as a space (form convention).
     /// An item without `=` has an empty value.
     public var queryItems: [(name: String, value: String)] {
-        guard let query, !query.isEmpty else { return [] }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            if let equals = item.firstIndex(of: "=") {
-                return (
-                    PercentDecoding.decode(item[..<equals], plusAsSpace: true) ?? String(item[..<equals]),
-                    PercentDecoding.decode(item[item.index(after: equals)...], plusAsSpace: true)
-                        ?? String(item[item.index(after: equals)...])
-                )
-            }
-            return (PercentDecoding.decode(item, plusAsSpace: true) ?? String(item), "")
+        var items: [(name: String, value: String)] = []
+        forEachQueryItem { name, value in
+            items.append((PercentDecoding.decodeQueryComponent(name), PercentDecoding.decodeQueryComponent(value)))
+            return false
         }
+        return items
     }
 
-    /// The first query item named `name`, decoded.
+    /// The first query item named `name`, decoded. Scans the raw bytes and decodes only the value it returns.
     public func queryItem(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
+        var found: String?
+        let wanted = Array(name.utf8)
+        forEachQueryItem { key, value in
+            let matches =
+                key.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                ? PercentDecoding.decodeQueryComponent(key) == name : key.elementsEqual(wanted)
+            if matches { found = PercentDecoding.decodeQueryComponent(value) }
+            return matches
+        }
+        return found
+    }
+
+    /// Calls `body` with the raw name and value bytes of each `&`-separated item (empty items skipped) until it
+    /// returns true.
+    private func forEachQueryItem(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+        guard var query, !query.isEmpty else { return }
+        query.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start {
+                    var equals = start
+                    while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                    let name = UnsafeBufferPointer(rebasing: bytes[start..<equals])
+                    let value = UnsafeBufferPointer(rebasing: bytes[min(equals + 1, end)..<end])
+                    if body(name, value) { return }
+                }
+                start = end + 1
+            }
+        }
     }
 
     /// Set by the parser so the server does not re-scan `Connection`.
@@ -131,6 +156,15 @@ public enum PercentDecoding {
             }
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// A query name or value: `+` is a space; a malformed escape or invalid UTF-8 leaves the text as sent.
+    static func decodeQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return decode(text, plusAsSpace: true) ?? text
     }
 
     @inline(__always)

@@ -5,7 +5,7 @@
 /// generic 500 that reveals nothing internal.
 public protocol HTTPResponseError: Error {
     var status: HTTPStatus { get }
-    /// A stable, machine-readable code such as `"page-not-found"`.
+    /// A stable, machine-readable code such as `"page_not_found"`.
     var code: String { get }
     /// Short human-readable summary; defaults to the status reason phrase.
     var title: String { get }
@@ -62,7 +62,7 @@ public struct HTTPError: HTTPResponseError, Sendable, Equatable {
     }
 
     public static func notFound(_ detail: String = "") -> HTTPError {
-        HTTPError(.notFound, code: "not-found", detail: detail)
+        HTTPError(.notFound, code: "not_found", detail: detail)
     }
 
     public static func badRequest(code: String = "bad-request", _ detail: String = "") -> HTTPError {
@@ -70,7 +70,7 @@ public struct HTTPError: HTTPResponseError, Sendable, Equatable {
     }
 
     /// The generic 500 used for errors that are not ``HTTPResponseError``s.
-    public static let genericInternal = HTTPError(.internalServerError, code: "internal-error")
+    public static let genericInternal = HTTPError(.internalServerError, code: "internal_error")
 }
 
 enum JSONString {

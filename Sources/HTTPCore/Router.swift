@@ -66,12 +66,12 @@ public struct Router: HTTPResponder {
             }
         }
         if allowed.isEmpty {
-            throw HTTPError(.notFound, code: "route-not-found", detail: "No route for \(request.path)")
+            throw HTTPError(.notFound, code: "route_not_found", detail: "No route for \(request.path)")
         }
         if allowed.contains(.get) { allowed.insert(.head) }
         let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")
         throw HTTPError(
-            .methodNotAllowed, code: "method-not-allowed", detail: "Allowed: \(allow)", headers: ["Allow": allow])
+            .methodNotAllowed, code: "method_not_allowed", detail: "Allowed: \(allow)", headers: ["Allow": allow])
     }
 
     private static func split(_ path: String) -> [Substring] {
@@ -87,7 +87,7 @@ public struct Router: HTTPResponder {
             case .parameter(let name):
                 if component.isEmpty { return nil }
                 guard let decoded = PercentDecoding.decode(component) else {
-                    throw HTTPError(.badRequest, code: "invalid-path-encoding", detail: "Malformed percent-encoding")
+                    throw HTTPError(.badRequest, code: "invalid_path_encoding", detail: "Malformed percent-encoding")
                 }
                 parameters[name] = decoded
             }

@@ -84,7 +84,7 @@ struct NegotiationTests {
     }
 
     @Test func problemJSON() {
-        let response = HTTPError(.notFound, code: "page-not-found", detail: "No \"x\"\n").makeResponse()
+        let response = HTTPError(.notFound, code: "page_not_found", detail: "No \"x\"\n").makeResponse()
         #expect(response.status == .notFound)
         #expect(response.headers["Content-Type"] == "application/problem+json")
         guard case .bytes(let bytes) = response.body else {
@@ -93,7 +93,7 @@ struct NegotiationTests {
         }
         #expect(
             String(decoding: bytes, as: UTF8.self)
-                == "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"No \\\"x\\\"\\n\",\"code\":\"page-not-found\"}"
+                == "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"No \\\"x\\\"\\n\",\"code\":\"page_not_found\"}"
         )
     }
 

@@ -51,64 +51,64 @@ struct ParserRejectionTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "bare CR in request line", raw: "GET / HTTP/1.1\r\(host)\r\n", status: 400, code: "bare-cr"),
+        Case(name: "bare CR in request line", raw: "GET / HTTP/1.1\r\(host)\r\n", status: 400, code: "bare_cr"),
         Case(
             name: "bare CR in field value", raw: "GET / HTTP/1.1\r\n\(host)X: a\rb\r\n\r\n", status: 400,
-            code: "bare-cr"),
-        Case(name: "bare LF line ending", raw: "GET / HTTP/1.1\n\(host)\r\n", status: 400, code: "bare-lf"),
-        Case(name: "bare LF ends head", raw: "GET / HTTP/1.1\r\n\(host)\n", status: 400, code: "bare-lf"),
-        Case(name: "obs-fold", raw: "GET / HTTP/1.1\r\n\(host)X: a\r\n b\r\n\r\n", status: 400, code: "obs-fold"),
+            code: "bare_cr"),
+        Case(name: "bare LF line ending", raw: "GET / HTTP/1.1\n\(host)\r\n", status: 400, code: "bare_lf"),
+        Case(name: "bare LF ends head", raw: "GET / HTTP/1.1\r\n\(host)\n", status: 400, code: "bare_lf"),
+        Case(name: "obs_fold", raw: "GET / HTTP/1.1\r\n\(host)X: a\r\n b\r\n\r\n", status: 400, code: "obs_fold"),
         Case(
             name: "obs-fold with tab", raw: "GET / HTTP/1.1\r\n\(host)X: a\r\n\tb\r\n\r\n", status: 400,
-            code: "obs-fold"),
+            code: "obs_fold"),
         Case(
             name: "whitespace before colon", raw: "GET / HTTP/1.1\r\nHost : a\r\n\r\n", status: 400,
-            code: "whitespace-before-colon"),
+            code: "whitespace_before_colon"),
         Case(
             name: "tab before colon", raw: "GET / HTTP/1.1\r\n\(host)X\t: a\r\n\r\n", status: 400,
-            code: "whitespace-before-colon"),
+            code: "whitespace_before_colon"),
         Case(
             name: "NUL in value", raw: "GET / HTTP/1.1\r\n\(host)X: a\u{0}b\r\n\r\n", status: 400,
-            code: "invalid-field-value"),
+            code: "invalid_field_value"),
         Case(
             name: "control in value", raw: "GET / HTTP/1.1\r\n\(host)X: a\u{1}b\r\n\r\n", status: 400,
-            code: "invalid-field-value"),
+            code: "invalid_field_value"),
         Case(
             name: "DEL in value", raw: "GET / HTTP/1.1\r\n\(host)X: a\u{7F}\r\n\r\n", status: 400,
-            code: "invalid-field-value"),
-        Case(name: "no colon", raw: "GET / HTTP/1.1\r\n\(host)Xyz\r\n\r\n", status: 400, code: "invalid-field-name"),
+            code: "invalid_field_value"),
+        Case(name: "no colon", raw: "GET / HTTP/1.1\r\n\(host)Xyz\r\n\r\n", status: 400, code: "invalid_field_name"),
         Case(
             name: "empty field name", raw: "GET / HTTP/1.1\r\n\(host): a\r\n\r\n", status: 400,
-            code: "invalid-field-name"),
+            code: "invalid_field_name"),
         Case(
             name: "bad char in name", raw: "GET / HTTP/1.1\r\n\(host)X(y): a\r\n\r\n", status: 400,
-            code: "invalid-field-name"),
+            code: "invalid_field_name"),
         Case(
             name: "CL letters", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: abc\r\n\r\n", status: 400,
-            code: "invalid-content-length"),
+            code: "invalid_content_length"),
         Case(
             name: "CL negative", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n", status: 400,
-            code: "invalid-content-length"),
+            code: "invalid_content_length"),
         Case(
             name: "CL plus sign", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: +5\r\n\r\n", status: 400,
-            code: "invalid-content-length"),
+            code: "invalid_content_length"),
         Case(
             name: "CL empty", raw: "POST / HTTP/1.1\r\n\(host)Content-Length:\r\n\r\n", status: 400,
-            code: "invalid-content-length"),
+            code: "invalid_content_length"),
         Case(
             name: "CL inner space", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 1 2\r\n\r\n", status: 400,
-            code: "invalid-content-length"),
+            code: "invalid_content_length"),
         Case(
             name: "CL overflow", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 99999999999999999999999\r\n\r\n",
             status: 400,
-            code: "invalid-content-length"),
+            code: "invalid_content_length"),
         Case(
             name: "CL conflicting fields",
             raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 1\r\nContent-Length: 2\r\n\r\nab",
-            status: 400, code: "conflicting-content-length"),
+            status: 400, code: "conflicting_content_length"),
         Case(
             name: "CL conflicting list", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 1, 2\r\n\r\nab", status: 400,
-            code: "conflicting-content-length"),
+            code: "conflicting_content_length"),
         Case(
             name: "CL with TE",
             raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -116,103 +116,103 @@ struct ParserRejectionTests {
         Case(
             name: "chunked not last", raw: "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, gzip\r\n\r\n",
             status: 400,
-            code: "chunked-not-last"),
+            code: "chunked_not_last"),
         Case(
             name: "chunked twice",
             raw: "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
-            status: 400, code: "chunked-not-last"),
+            status: 400, code: "chunked_not_last"),
         Case(
             name: "empty TE", raw: "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: ,\r\n\r\n", status: 400,
-            code: "invalid-transfer-encoding"),
+            code: "invalid_transfer_encoding"),
         Case(
             name: "TE in HTTP/1.0", raw: "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", status: 400,
-            code: "transfer-encoding-http10"),
+            code: "transfer_encoding_http10"),
         Case(
             name: "unknown coding before chunked",
             raw: "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: gzip, chunked\r\n\r\n",
-            status: 501, code: "unsupported-transfer-coding"),
+            status: 501, code: "unsupported_transfer_coding"),
         Case(
             name: "unknown coding alone", raw: "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: foo\r\n\r\n", status: 501,
-            code: "unsupported-transfer-coding"),
-        Case(name: "missing Host", raw: "GET / HTTP/1.1\r\nX: y\r\n\r\n", status: 400, code: "missing-host"),
-        Case(name: "repeated Host", raw: "GET / HTTP/1.1\r\n\(host)\(host)\r\n", status: 400, code: "duplicate-host"),
+            code: "unsupported_transfer_coding"),
+        Case(name: "missing Host", raw: "GET / HTTP/1.1\r\nX: y\r\n\r\n", status: 400, code: "missing_host"),
+        Case(name: "repeated Host", raw: "GET / HTTP/1.1\r\n\(host)\(host)\r\n", status: 400, code: "duplicate_host"),
         Case(
-            name: "repeated Host 1.0", raw: "GET / HTTP/1.0\r\n\(host)\(host)\r\n", status: 400, code: "duplicate-host"),
-        Case(name: "invalid Host", raw: "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", status: 400, code: "invalid-host"),
-        Case(name: "chunk size 0x", raw: chunked("0x5\r\nhello\r\n0\r\n\r\n"), status: 400, code: "invalid-chunk-size"),
-        Case(name: "chunk size junk", raw: chunked("zz\r\n"), status: 400, code: "invalid-chunk-size"),
-        Case(name: "chunk size empty", raw: chunked("\r\n"), status: 400, code: "invalid-chunk-size"),
-        Case(name: "chunk size negative", raw: chunked("-1\r\n"), status: 400, code: "invalid-chunk-size"),
+            name: "repeated Host 1.0", raw: "GET / HTTP/1.0\r\n\(host)\(host)\r\n", status: 400, code: "duplicate_host"),
+        Case(name: "invalid Host", raw: "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", status: 400, code: "invalid_host"),
+        Case(name: "chunk size 0x", raw: chunked("0x5\r\nhello\r\n0\r\n\r\n"), status: 400, code: "invalid_chunk_size"),
+        Case(name: "chunk size junk", raw: chunked("zz\r\n"), status: 400, code: "invalid_chunk_size"),
+        Case(name: "chunk size empty", raw: chunked("\r\n"), status: 400, code: "invalid_chunk_size"),
+        Case(name: "chunk size negative", raw: chunked("-1\r\n"), status: 400, code: "invalid_chunk_size"),
         Case(
-            name: "chunk size trailing space", raw: chunked("5 \r\nhello\r\n"), status: 400, code: "invalid-chunk-size"),
+            name: "chunk size trailing space", raw: chunked("5 \r\nhello\r\n"), status: 400, code: "invalid_chunk_size"),
         Case(
-            name: "chunk size overflow", raw: chunked("fffffffffffffffff\r\n"), status: 400, code: "chunk-size-overflow"
+            name: "chunk size overflow", raw: chunked("fffffffffffffffff\r\n"), status: 400, code: "chunk_size_overflow"
         ),
-        Case(name: "chunk size bare LF", raw: chunked("5\nhello\r\n"), status: 400, code: "bare-lf"),
+        Case(name: "chunk size bare LF", raw: chunked("5\nhello\r\n"), status: 400, code: "bare_lf"),
         Case(
-            name: "chunk data without CRLF", raw: chunked("5\r\nhelloXX0\r\n\r\n"), status: 400, code: "invalid-chunk"),
+            name: "chunk data without CRLF", raw: chunked("5\r\nhelloXX0\r\n\r\n"), status: 400, code: "invalid_chunk"),
         Case(
             name: "chunk ext with control", raw: chunked("5;a=\u{1}\r\nhello\r\n"), status: 400,
-            code: "invalid-chunk-size"),
+            code: "invalid_chunk_size"),
         Case(
             name: "chunk ext too long", raw: chunked("5;" + String(repeating: "a", count: 2000) + "\r\n"), status: 400,
-            code: "chunk-line-too-long"),
-        Case(name: "trailer obs-fold", raw: chunked("0\r\nX: a\r\n b\r\n\r\n"), status: 400, code: "obs-fold"),
+            code: "chunk_line_too_long"),
+        Case(name: "trailer obs-fold", raw: chunked("0\r\nX: a\r\n b\r\n\r\n"), status: 400, code: "obs_fold"),
         Case(
-            name: "trailer bad value", raw: chunked("0\r\nX: \u{1}\r\n\r\n"), status: 400, code: "invalid-field-value"),
-        Case(name: "HTTP/2.0", raw: "GET / HTTP/2.0\r\n\(host)\r\n", status: 505, code: "unsupported-version"),
-        Case(name: "HTTP/3.0", raw: "GET / HTTP/3.0\r\n\(host)\r\n", status: 505, code: "unsupported-version"),
-        Case(name: "HTTP/2 preface", raw: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", status: 505, code: "unsupported-version"),
-        Case(name: "HTTP/0.9 explicit", raw: "GET / HTTP/0.9\r\n\r\n", status: 505, code: "unsupported-version"),
-        Case(name: "HTTP/0.9 simple request", raw: "GET /\r\n\r\n", status: 400, code: "missing-version"),
+            name: "trailer bad value", raw: chunked("0\r\nX: \u{1}\r\n\r\n"), status: 400, code: "invalid_field_value"),
+        Case(name: "HTTP/2.0", raw: "GET / HTTP/2.0\r\n\(host)\r\n", status: 505, code: "unsupported_version"),
+        Case(name: "HTTP/3.0", raw: "GET / HTTP/3.0\r\n\(host)\r\n", status: 505, code: "unsupported_version"),
+        Case(name: "HTTP/2 preface", raw: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", status: 505, code: "unsupported_version"),
+        Case(name: "HTTP/0.9 explicit", raw: "GET / HTTP/0.9\r\n\r\n", status: 505, code: "unsupported_version"),
+        Case(name: "HTTP/0.9 simple request", raw: "GET /\r\n\r\n", status: 400, code: "missing_version"),
         Case(
-            name: "lower-case version", raw: "GET / http/1.1\r\n\(host)\r\n", status: 400, code: "invalid-request-line"),
-        Case(name: "version junk", raw: "GET / HTTP/1.1x\r\n\(host)\r\n", status: 400, code: "invalid-request-line"),
-        Case(name: "double space", raw: "GET  / HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-request-line"),
-        Case(name: "bad method char", raw: "G@T / HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-method"),
-        Case(name: "leading space", raw: " GET / HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-method"),
-        Case(name: "fragment in target", raw: "GET /a#b HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-target"),
-        Case(name: "bad percent escape", raw: "GET /a%zz HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-target"),
-        Case(name: "relative target", raw: "GET a/b HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-target"),
+            name: "lower-case version", raw: "GET / http/1.1\r\n\(host)\r\n", status: 400, code: "invalid_request_line"),
+        Case(name: "version junk", raw: "GET / HTTP/1.1x\r\n\(host)\r\n", status: 400, code: "invalid_request_line"),
+        Case(name: "double space", raw: "GET  / HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_request_line"),
+        Case(name: "bad method char", raw: "G@T / HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_method"),
+        Case(name: "leading space", raw: " GET / HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_method"),
+        Case(name: "fragment in target", raw: "GET /a#b HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_target"),
+        Case(name: "bad percent escape", raw: "GET /a%zz HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_target"),
+        Case(name: "relative target", raw: "GET a/b HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_target"),
         Case(
-            name: "ftp absolute form", raw: "GET ftp://h/a HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-target"
+            name: "ftp absolute form", raw: "GET ftp://h/a HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_target"
         ),
         Case(
             name: "absolute form without authority", raw: "GET http:///a HTTP/1.1\r\n\(host)\r\n", status: 400,
-            code: "invalid-target"),
-        Case(name: "asterisk with GET", raw: "GET * HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid-target"),
+            code: "invalid_target"),
+        Case(name: "asterisk with GET", raw: "GET * HTTP/1.1\r\n\(host)\r\n", status: 400, code: "invalid_target"),
         Case(
             name: "CONNECT", raw: "CONNECT example.com:443 HTTP/1.1\r\n\(host)\r\n", status: 501,
-            code: "connect-not-supported"),
+            code: "connect_not_supported"),
         Case(
             name: "Expect other", raw: "POST / HTTP/1.1\r\n\(host)Expect: 200-ok\r\n\r\n", status: 417,
-            code: "expectation-failed"),
+            code: "expectation_failed"),
         Case(
             name: "Content-Encoding body",
             raw: "POST / HTTP/1.1\r\n\(host)Content-Encoding: gzip\r\nContent-Length: 1\r\n\r\nx",
-            status: 415, code: "content-encoding-not-supported"),
+            status: 415, code: "content_encoding_not_supported"),
         Case(
             name: "request line limit", raw: "GET /\(String(repeating: "a", count: 80)) HTTP/1.1\r\n\(host)\r\n",
             status: 414,
-            code: "request-line-too-long", limits: small),
+            code: "request_line_too_long", limits: small),
         Case(
             name: "request line limit, unterminated", raw: "GET /\(String(repeating: "a", count: 80))", status: 414,
-            code: "request-line-too-long", limits: small),
+            code: "request_line_too_long", limits: small),
         Case(
             name: "field limit", raw: "GET / HTTP/1.1\r\n\(host)X: \(String(repeating: "a", count: 80))\r\n\r\n",
             status: 431,
-            code: "header-field-too-large", limits: small),
+            code: "header_field_too_large", limits: small),
         Case(
             name: "field limit, unterminated", raw: "GET / HTTP/1.1\r\nX: \(String(repeating: "a", count: 80))",
             status: 431,
-            code: "header-field-too-large", limits: small),
+            code: "header_field_too_large", limits: small),
         Case(
             name: "header count", raw: "GET / HTTP/1.1\r\n\(host)A: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n", status: 431,
-            code: "too-many-headers", limits: small),
+            code: "too_many_headers", limits: small),
         Case(
             name: "header section",
             raw: "GET / HTTP/1.1\r\n" + String(repeating: "X: \(String(repeating: "a", count: 60))\r\n", count: 5),
-            status: 431, code: "header-section-too-large",
+            status: 431, code: "header_section_too_large",
             limits: {
                 var limits = small
                 limits.maxHeaderCount = 100
@@ -221,10 +221,10 @@ struct ParserRejectionTests {
         Case(
             name: "body limit from Content-Length", raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 17\r\n\r\n",
             status: 413,
-            code: "body-too-large", limits: small),
+            code: "body_too_large", limits: small),
         Case(
             name: "body limit while chunked", raw: chunked("a\r\n0123456789\r\n7\r\n0123456\r\n0\r\n\r\n"), status: 413,
-            code: "body-too-large", limits: small),
+            code: "body_too_large", limits: small),
     ]
 
     static func chunked(_ body: String) -> String {
@@ -259,6 +259,19 @@ struct ParserAcceptanceTests {
         #expect(request.headers["HOST"] == "h")
         #expect(request.wantsKeepAlive)
         #expect(request.body.isEmpty)
+    }
+
+    @Test func queryItemsAreDecodedLazilyAndExactly() throws {
+        let (requests, _, _) = parseAll(
+            "GET /p?a=1&&b&c=x+y%2Bz&%62=second-b&e=&a=2 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let request = try #require(requests.first)
+        #expect(request.queryItem("a") == "1")
+        #expect(request.queryItem("b") == "")
+        #expect(request.queryItem("c") == "x y+z")
+        #expect(request.queryItem("e") == "")
+        #expect(request.queryItem("missing") == nil)
+        #expect(request.queryItems.map(\.name) == ["a", "b", "c", "b", "e", "a"])
+        #expect(request.queryItems.map(\.value) == ["1", "", "x y+z", "second-b", "", "2"])
     }
 
     @Test func keepAliveRules() throws {
@@ -361,7 +374,7 @@ struct ParserAcceptanceTests {
         let line = "GET /" + String(repeating: "a", count: 6) + " HTTP/1.1"
         #expect(line.utf8.count == 20)
         let result = parseAll("\(line)\r\nHost: h\r\nA: b\r\nContent-Length: 0\r\n\r\n", limits: limits)
-        #expect(result.error?.code == "too-many-headers")
+        #expect(result.error?.code == "too_many_headers")
         let ok = parseAll("\(line)\r\nHost: h\r\nContent-Length: 4\r\n\r\nabcd", limits: limits)
         #expect(ok.error == nil)
         #expect(ok.requests.count == 1)

@@ -188,20 +188,20 @@ struct ServerTests {
     }
 
     @Test(arguments: [
-        ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: t\r\n\r\n", 414, "request-line-too-long"),
+        ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: t\r\n\r\n", 414, "request_line_too_long"),
         (
             "GET / HTTP/1.1\r\nHost: t\r\nX: \(String(repeating: "a", count: 9000))\r\n\r\n", 431,
-            "header-field-too-large"
+            "header_field_too_large"
         ),
-        ("GET / HTTP/1.1\r\nHost: t\r\n" + String(repeating: "X: y\r\n", count: 101) + "\r\n", 431, "too-many-headers"),
-        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413, "body-too-large"),
+        ("GET / HTTP/1.1\r\nHost: t\r\n" + String(repeating: "X: y\r\n", count: 101) + "\r\n", 431, "too_many_headers"),
+        ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2000000\r\n\r\n", 413, "body_too_large"),
         (
             "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Encoding: gzip\r\nContent-Length: 1\r\n\r\nx", 415,
-            "content-encoding-not-supported"
+            "content_encoding_not_supported"
         ),
-        ("GET / HTTP/1.1\r\nHost : t\r\n\r\n", 400, "whitespace-before-colon"),
-        ("GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505, "unsupported-version"),
-        ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported-transfer-coding"),
+        ("GET / HTTP/1.1\r\nHost : t\r\n\r\n", 400, "whitespace_before_colon"),
+        ("GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505, "unsupported_version"),
+        ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported_transfer_coding"),
     ])
     func refusedRequestsCloseWithProblem(_ raw: String, _ status: Int, _ code: String) throws {
         try withServer(responder: testRouter) { server in
@@ -225,7 +225,7 @@ struct ServerTests {
             #expect(boom.status == 500)
             #expect(
                 boom.text
-                    == "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,\"code\":\"internal-error\"}"
+                    == "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,\"code\":\"internal_error\"}"
             )
             #expect(logger.errors.withLock { $0.contains { $0.contains("PlainError") } })
             try client.send("GET /problem HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -254,7 +254,7 @@ struct ServerTests {
             try slowHead.send("GET /hello HTTP/1.1\r\nHost:")
             let timedOut = try #require(try slowHead.readResponse())
             #expect(timedOut.status == 408)
-            #expect(timedOut.text.contains("header-timeout"))
+            #expect(timedOut.text.contains("header_timeout"))
             #expect(try slowHead.isClosedByPeer())
 
             let slowBody = try TestClient(port: server.port)
@@ -336,7 +336,7 @@ struct ServerTests {
             let third = try TestClient(port: server.port)
             let refused = try #require(try third.readResponse())
             #expect(refused.status == 503)
-            #expect(refused.text.contains("too-many-connections"))
+            #expect(refused.text.contains("too_many_connections"))
             try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try first.readResponse()?.headers["Connection"] == "close")
             #expect(try first.isClosedByPeer())
