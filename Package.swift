@@ -20,11 +20,13 @@ let package = Package(
         // System libraries (Debian: zlib1g-dev, libssl-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Linux calls the Glibc module does not export (epoll, eventfd, sendfile, accept4, memfd_create, …).
+        .target(name: "CLinux"),
 
         // The wire contract: Codable value types, lenient decoding, ids, mutations, lint. No I/O.
         .target(name: "PageModel", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         // HTTP/1.1 over sockets and Dispatch. Knows nothing about pages.
-        .target(name: "HTTPCore", dependencies: ["CZlib"], swiftSettings: strict),
+        .target(name: "HTTPCore", dependencies: ["CZlib", "CLinux"], swiftSettings: strict),
         // The application: catalog, routes, pagination, actions, mock features.
         .target(name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], swiftSettings: strict),
         // The embedded, headless device client. Never imports the server.

@@ -22,7 +22,7 @@ final class ByteStorage: @unchecked Sendable {
     }
 
     private static func makeMemFD(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard let fd = try? System.call("memfd_create", { Linux.memfdCreate("httpcore-body", Linux.mfdCloexec) })
+        guard let fd = try? System.call("memfd_create", { Linux.memfdCreate("httpcore-body") })
         else { return -1 }
         var offset = 0
         while offset < bytes.count {

@@ -1,3 +1,4 @@
+import CLinux
 import Synchronization
 
 #if canImport(Glibc)
@@ -125,7 +126,7 @@ final class EventLoop: @unchecked Sendable {
         sigaddset(&pipe, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipe, nil)
         let capacity = 256
-        let events = UnsafeMutableRawPointer.allocate(byteCount: capacity * Linux.epollEventSize, alignment: 8)
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         date.refresh()
         while true {
@@ -140,7 +141,8 @@ final class EventLoop: @unchecked Sendable {
             now = System.monotonicNanoseconds()
             date.refresh()
             for eventIndex in 0..<Int(count) {
-                let (eventMask, token) = Linux.epollEvent(events, eventIndex)
+                let eventMask = events[eventIndex].events
+                let token = events[eventIndex].data.u64
                 if token == EventLoop.listenerToken {
                     acceptConnections()
                 } else if token == EventLoop.wakeToken {

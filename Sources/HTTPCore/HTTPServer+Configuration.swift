@@ -100,11 +100,8 @@ extension HTTPServer {
         }
 
         static var onlineCores: Int {
-            var set = [UInt8](repeating: 0, count: 128)
-            if set.withUnsafeMutableBytes({ Linux.schedGetAffinity(0, 128, $0.baseAddress) }) == 0 {
-                let count = set.reduce(0) { $0 + $1.nonzeroBitCount }
-                if count > 0 { return count }
-            }
+            let count = Linux.availableCPUs
+            if count > 0 { return count }
             return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         }
     }

@@ -227,7 +227,7 @@ enum Thread {
             &thread, nil,
             { argument in
                 let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-                _ = Linux.setThreadName(pthread_self(), String(box.name.prefix(15)))
+                Linux.setThreadName(box.name)
                 box.body()
                 return nil
             }, box)
