@@ -144,30 +144,9 @@ run_one() { # server port pid conns file enc round
     before=$(cpu_ticks "$pid")
     out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "${header[@]}" "http://127.0.0.1:$port/$file.json")
     after=$(cpu_ticks "$pid")
-    python3 - "$server" "$conns" "$file" "$enc" "$round" "$((after - before))" "$CLK_TCK" "$out" >>"$RESULTS" <<'PY'
-import re, sys
-server, conns, file, enc, rnd, ticks, hz, out = sys.argv[1:]
-def dur(text):
-    match = re.match(r"([\d.]+)(us|ms|s|m|h)$", text)
-    if not match:
-        sys.stderr.write("unparsed latency %r in wrk output:\n%s\n" % (text, out))
-        return float("nan")
-    v, unit = match.groups()
-    return float(v) * {"us": 1, "ms": 1e3, "s": 1e6, "m": 6e7, "h": 3.6e9}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-total = int(re.search(r"(\d+) requests in", out).group(1))
-p50 = dur(re.search(r"^\s+50%\s+(\S+)\s*$", out, re.M).group(1))
-p99 = dur(re.search(r"^\s+99%\s+(\S+)\s*$", out, re.M).group(1))
-errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-errs = sum(map(int, errors.groups())) if errors else 0
-non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-bad = int(non2xx.group(1)) if non2xx else 0
-cpu_us = int(ticks) / int(hz) * 1e6 / max(total, 1)
-print("\t".join(map(str, [server, conns, file, enc, rnd, rps, p50, p99, cpu_us, errs, bad, total])))
-PY
+    echo "$out" | python3 "$ROOT/bench/lib/wrkstat.py" row "$server" "$file $enc" "$conns" "$round" "$((after - before))" "$CLK_TCK" >>"$RESULTS"
 }
 
-echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) (other work on these cores skews every figure)" >&2
 echo "running: ${ROUNDS} rounds x {1,64} connections x 3 files x {plain,gzip} x 2 servers, ${DURATION}s each" >&2
 for round in $(seq "$ROUNDS"); do
     for conns in $CONNECTIONS; do
@@ -190,36 +169,5 @@ done
 kill -TERM "$HTTPCORE_PID"
 wait "$HTTPCORE_PID" && echo "bench-http exited 0 after SIGTERM: $(cat "$WORK/httpcore.err")" >&2
 
-python3 - "$RESULTS" <<'PY'
-import sys, statistics
-from collections import defaultdict
-rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
-data = defaultdict(list)
-failures = []
-for server, conns, file, enc, rnd, rps, p50, p99, cpu, errs, bad, total in rows:
-    data[(server, int(conns), file, enc)].append((float(rps), float(p50), float(p99), float(cpu)))
-    if int(errs) or int(bad):
-        failures.append(f"{server} c={conns} {file} {enc} round {rnd}: {errs} socket errors/timeouts, {bad} non-2xx")
-med = lambda xs: statistics.median(xs)
-print()
-print("| conns | body | enc | server | req/s | p50 µs | p99 µs | CPU µs/req (min–max) | req/s ÷ nginx | CPU ÷ nginx | p99 ÷ nginx |")
-print("|---:|---|---|---|---:|---:|---:|---|---:|---:|---:|")
-for conns in sorted({k[1] for k in data}):
-    for file in ("2k", "20k", "200k"):
-        for enc in ("plain", "gzip"):
-            n = data.get(("nginx", conns, file, enc)); h = data.get(("httpcore", conns, file, enc))
-            if not n or not h:
-                continue
-            nr, np50, np99, ncpu = (med([x[i] for x in n]) for i in range(4))
-            for name, runs in (("nginx", n), ("HTTPCore", h)):
-                r, p50, p99, cpu = (med([x[i] for x in runs]) for i in range(4))
-                lo, hi = min(x[3] for x in runs), max(x[3] for x in runs)
-                ratios = "| | |" if name == "nginx" else f"| {r/nr:.2f} | {cpu/ncpu:.2f} | {p99/np99:.2f} |"
-                print(f"| {conns} | {file} | {enc} | {name} | {r:,.0f} | {p50:.0f} | {p99:.0f} | {cpu:.1f} ({lo:.1f}–{hi:.1f}) {ratios}")
-print()
-if failures:
-    print("NOT EVERY CONNECTION SERVED / ERRORS:")
-    print("\n".join(failures))
-    sys.exit(1)
-print("every run: 0 socket errors, 0 timeouts (no starved connection), 0 non-2xx")
-PY
+echo
+python3 "$ROOT/bench/lib/wrkstat.py" table "$RESULTS" nginx
