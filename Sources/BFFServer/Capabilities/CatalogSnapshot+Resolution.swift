@@ -59,7 +59,9 @@ extension CatalogSnapshot {
         }
         guard var chunk else { return nil }
         var degradations: [Degradation] = []
-        if let resolver = variant.resolver(for: page) { (chunk.sections, degradations) = resolver.resolve(chunk.sections) }
+        if let resolver = variant.resolver(for: page) {
+            (chunk.sections, degradations) = resolver.resolve(chunk.sections)
+        }
         return ServedEnvelope.prepare(
             .nextPage(chunk), degradations: variant.capabilities == nil ? nil : degradations,
             locale: page.strings.map { variant.locale ?? $0.defaultLocale })

@@ -38,7 +38,8 @@ extension BFFApplication {
                     response =
                         ProblemDetails(
                             status: 500, code: "internal_error", title: "Internal error",
-                            detail: "The request ID is \(requestID).").response
+                            detail: "The request ID is \(requestID)."
+                        ).response
                 }
                 response = self.finish(
                     response, request: request, requestID: requestID, start: start, route: isNext ? "nextPage" : "page")
@@ -136,7 +137,8 @@ extension BFFApplication {
         }
         if provided.page.pagination != nil {
             diagnostics.append(
-                .error("unexpected_pagination", "/page/pagination", "providers return no pagination; the server adds it"))
+                .error(
+                    "unexpected_pagination", "/page/pagination", "providers return no pagination; the server adds it"))
         }
         var page = provided.page
         do {

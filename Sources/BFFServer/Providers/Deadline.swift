@@ -21,7 +21,9 @@ func withDeadline<Value: Sendable>(
 
 /// A continuation resumed by whichever side finishes first.
 final class ResumeOnce<Value: Sendable>: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Value, any Error>?, pending: Result<Value, any Error>?)>(
+    private let state = Mutex<
+        (continuation: CheckedContinuation<Value, any Error>?, pending: Result<Value, any Error>?)
+    >(
         (nil, nil))
 
     func set(_ continuation: CheckedContinuation<Value, any Error>) {

@@ -50,6 +50,13 @@ public struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The upstream's status for `upstream_status`.
     public var status: Int?
 
+    public init(upstream: String, code: String, message: String, status: Int? = nil) {
+        self.upstream = upstream
+        self.code = code
+        self.message = message
+        self.status = status
+    }
+
     public var description: String { "\(upstream): \(message)" }
 }
 
@@ -183,7 +190,8 @@ public final class UpstreamClient: Sendable {
     {
         let box = TaskBox()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UpstreamResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<UpstreamResponse, any Error>) in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
                         let nsError = error as NSError

@@ -18,7 +18,11 @@ extension Widget {
         id: String, url: String, alt: String? = nil, aspectRatio: Double? = nil, onTap: Action? = nil
     ) -> Widget {
         make(
-            id, "image", [("url", .string(url)), ("alt", alt.map(JSONValue.string)), ("aspectRatio", aspectRatio.map(JSONValue.number))],
+            id, "image",
+            [
+                ("url", .string(url)), ("alt", alt.map(JSONValue.string)),
+                ("aspectRatio", aspectRatio.map(JSONValue.number)),
+            ],
             actions: onTap.map { [WidgetEvent.tap: $0] } ?? [:])
     }
 
@@ -27,7 +31,10 @@ extension Widget {
     ) -> Widget {
         make(
             id, "button",
-            [("title", .string(title)), ("style", style.map(JSONValue.string)), ("enabled", enabled.map(JSONValue.bool))],
+            [
+                ("title", .string(title)), ("style", style.map(JSONValue.string)),
+                ("enabled", enabled.map(JSONValue.bool)),
+            ],
             actions: onTap.map { [WidgetEvent.tap: $0] } ?? [:])
     }
 

@@ -13,7 +13,8 @@ public enum CapabilityCheck {
         widgets(page.footer, at: path / "footer", resolver, &diagnostics)
         LocalizedStrings.forEachMarker(in: page, at: path) { key, pointer, widgetID in
             diagnostics.append(
-                .error("unresolved_string", pointer, widgetID: widgetID, "the string \"$l10n:\(key)\" was not localized"))
+                .error(
+                    "unresolved_string", pointer, widgetID: widgetID, "the string \"$l10n:\(key)\" was not localized"))
         }
         return diagnostics
     }

@@ -31,7 +31,8 @@ public enum GenericCategory: String, Sendable, Hashable, CaseIterable {
             ]
         case .keyValue:
             fields = [
-                ("label", ["label", "title", "text"], true), ("value", ["value", "price", "subtitle", "trailing"], true),
+                ("label", ["label", "title", "text"], true),
+                ("value", ["value", "price", "subtitle", "trailing"], true),
             ]
         case .image:
             fields = [("url", ["url", "imageURL"], true), ("alt", ["alt", "title"], false)]

@@ -122,7 +122,8 @@ public struct PageResolver: Sendable {
                         reason: reason))
                 return section(replacement, depth: depth + 1, into: &degradations)
             }
-            degradations.append(Degradation(code: Degradation.Code.sectionDropped, sectionID: original.id, reason: reason))
+            degradations.append(
+                Degradation(code: Degradation.Code.sectionDropped, sectionID: original.id, reason: reason))
             return nil
         }
         var shown = original
