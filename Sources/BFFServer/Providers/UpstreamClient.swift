@@ -165,24 +165,26 @@ public final class UpstreamClient: Sendable {
     /// One attempt under the concurrency limit and the deadline.
     func attemptOnce(_ request: URLRequest) async -> Result<UpstreamResponse, UpstreamError> {
         await limiter.acquire()
-        defer { Task { await limiter.release() } }
         let name = configuration.name
         let timeout = configuration.timeout
         let session = session
+        let result: Result<UpstreamResponse, UpstreamError>
         do {
-            let response = try await withDeadline(
-                timeout,
-                onTimeout: {
-                    UpstreamError(
-                        upstream: name, code: "upstream_timeout", message: "no answer within \(timeout.seconds) s")
-                }
-            ) { try await Self.data(session, request, name: name, timeout: timeout) }
-            return .success(response)
+            let timedOut: @Sendable () -> any Error = {
+                UpstreamError(
+                    upstream: name, code: "upstream_timeout", message: "no answer within \(timeout.seconds) s")
+            }
+            result = .success(
+                try await withDeadline(timeout, onTimeout: timedOut) {
+                    try await Self.data(session, request, name: name, timeout: timeout)
+                })
         } catch let error as UpstreamError {
-            return .failure(error)
+            result = .failure(error)
         } catch {
-            return .failure(UpstreamError(upstream: name, code: "upstream_unavailable", message: "\(error)"))
+            result = .failure(UpstreamError(upstream: name, code: "upstream_unavailable", message: "\(error)"))
         }
+        await limiter.release()
+        return result
     }
 
     static func data(_ session: URLSession, _ request: URLRequest, name: String, timeout: Duration) async throws
