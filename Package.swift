@@ -37,6 +37,12 @@ let package = Package(
         .executableTarget(
             name: "flow-bff", dependencies: ["BFFServer", "PageStore", "PageModel"], swiftSettings: strict),
 
+        // Example: a page composed from two upstream JSON services (Sources/ProductPageExample).
+        .target(
+            name: "ProductPageExample", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
+        .executableTarget(
+            name: "product-page-example", dependencies: ["ProductPageExample", "BFFServer"], swiftSettings: strict),
+
         // Benchmark executables (see bench/README.md).
         .executableTarget(
             name: "bench-codec", dependencies: ["PageModel"], path: "bench/codec/Sources", swiftSettings: strict),
@@ -48,6 +54,10 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CZlib"], swiftSettings: strict),
         .testTarget(name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting"], swiftSettings: strict),
         .testTarget(name: "PageStoreTests", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
+        .testTarget(
+            name: "ProductPageExampleTests",
+            dependencies: ["ProductPageExample", "BFFServer", "BFFTesting", "HTTPCore", "PageModel"],
+            swiftSettings: strict),
         .testTarget(
             name: "ContractTests", dependencies: ["PageModel", "PageStore", "BFFServer", "BFFTesting"],
             swiftSettings: strict),

@@ -13,15 +13,22 @@ public struct CatalogPage: Sendable {
     public var actionNames: [String]
     /// The file it came from, relative to the pages directory (empty for programmatic pages).
     public var file: String
+    /// Localized strings for the page's `$l10n:` markers (`server.strings`), when it has any.
+    public var strings: LocalizedStrings?
 
-    public init(page: PageModel, pageSize: Int, cacheControl: String, actionNames: [String] = [], file: String = "") {
+    public init(
+        page: PageModel, pageSize: Int, cacheControl: String, actionNames: [String] = [], file: String = "",
+        strings: LocalizedStrings? = nil
+    ) {
         self.page = page
         self.pageSize = pageSize
         self.cacheControl = cacheControl
         self.actionNames = actionNames
         self.file = file
+        self.strings = strings
         var bytes = page.encoded()
         bytes.append(contentsOf: Array("|\(pageSize)".utf8))
+        if let strings { bytes.append(contentsOf: strings.fingerprint) }
         self.version = Crypto.hex(Crypto.sha256(bytes).prefix(8))
     }
 

@@ -15,7 +15,7 @@ final class CatalogSnapshot: Sendable {
     /// Action response envelopes, by action name.
     let actionBodies: [String: PreparedBody]
     /// Lazily encoded chunks and parameterised first loads.
-    private let cache = Mutex<[CacheKey: PreparedBody]>([:])
+    let cache = Mutex<[CacheKey: PreparedBody]>([:])
     /// Entries kept before the lazy cache is cleared (then it refills from use).
     static let cacheLimit = 4_096
 
@@ -24,6 +24,9 @@ final class CatalogSnapshot: Sendable {
         /// -1 for a first load, else the chunk's first section.
         var position: Int
         var parameters: [String: String]
+        /// Client variant (Capabilities/CatalogSnapshot+Resolution.swift): capability profile key and locale.
+        var profile: String? = nil
+        var locale: String? = nil
     }
 
     init(catalog: PageCatalog, cursors: CursorCodec) {
@@ -31,7 +34,7 @@ final class CatalogSnapshot: Sendable {
         self.cursors = cursors
         var initial: [String: PreparedBody] = [:]
         for (id, page) in catalog.pages {
-            initial[id] = Self.prepare(.page(Self.initialDocument(page, parameters: [:], cursors: cursors)))
+            initial[id] = Self.firstLoad(page, parameters: [:], variant: .plain, cursors: cursors)
         }
         initialBodies = initial
         var actions: [String: PreparedBody] = [:]
@@ -54,12 +57,15 @@ final class CatalogSnapshot: Sendable {
     func initialBody(_ page: CatalogPage, parameters: [String: String]) -> PreparedBody {
         if parameters.isEmpty, let body = initialBodies[page.page.id] { return body }
         return cached(CacheKey(pageID: page.page.id, position: -1, parameters: parameters)) {
-            Self.prepare(.page(Self.initialDocument(page, parameters: parameters, cursors: cursors)))
+            Self.firstLoad(page, parameters: parameters, variant: .plain, cursors: cursors)
         }
     }
 
     /// The next-page envelope a verified cursor points at, or `nil` when its position is out of range.
     func chunkBody(_ page: CatalogPage, cursor: Cursor) -> PreparedBody? {
+        if cursor.profile != nil || cursor.locale != nil || page.strings != nil {
+            return resolvedChunkBody(page, cursor: cursor)
+        }
         let key = CacheKey(pageID: page.page.id, position: cursor.position, parameters: cursor.parameters)
         if let body = cache.withLock({ $0[key] }) { return body }
         let chunk = page.chunk(at: cursor.position) { position in
@@ -71,7 +77,7 @@ final class CatalogSnapshot: Sendable {
         return cached(key) { Self.prepare(.nextPage(chunk)) }
     }
 
-    private func cached(_ key: CacheKey, _ make: () -> PreparedBody) -> PreparedBody {
+    func cached(_ key: CacheKey, _ make: () -> PreparedBody) -> PreparedBody {
         if let body = cache.withLock({ $0[key] }) { return body }
         let body = make()
         cache.withLock { entries in

@@ -8,7 +8,7 @@ struct PageFile {
     var actions: [CatalogAction] = []
     var diagnostics: [Diagnostic] = []
 
-    static let settingKeys: Set<String> = ["pageSize", "cacheControl", "actions"]
+    static let settingKeys: Set<String> = ["pageSize", "cacheControl", "actions", "strings", "defaultLocale"]
 
     init(bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog) {
         let decoder = PageDecoder(catalog: catalog)
@@ -55,6 +55,8 @@ struct PageFile {
         var pageSize = defaults.defaultPageSize
         var cacheControl = defaults.cacheControl
         var actionNames: [String] = []
+        var strings: LocalizedStrings?  // server.strings (PageFile+Strings.swift)
+        defer { diagnostics.append(contentsOf: Self.checkMarkers(decodedPage, strings: strings)) }
         if let server {
             guard case .object(let settings) = server else {
                 diagnostics.append(.error("invalid_setting", "/server", "server must be an object"))
@@ -79,6 +81,7 @@ struct PageFile {
                     diagnostics.append(.error("invalid_setting", "/server/cacheControl", "cacheControl is a string"))
                 }
             }
+            strings = Self.strings(settings, diagnostics: &diagnostics)
             if let declared = settings["actions"] {
                 if case .object(let object) = declared {
                     for member in object.members {
@@ -97,7 +100,8 @@ struct PageFile {
             }
         }
         page = CatalogPage(
-            page: decodedPage, pageSize: pageSize, cacheControl: cacheControl, actionNames: actionNames, file: file)
+            page: decodedPage, pageSize: pageSize, cacheControl: cacheControl, actionNames: actionNames, file: file,
+            strings: strings)
     }
 
     /// Decodes one declared action response and proves its mutations apply cleanly, in order, to the page.

@@ -10,12 +10,22 @@ public struct Cursor: Sendable, Hashable {
     public var position: Int
     /// Page parameters (the initial request's query), sorted by name.
     public var parameters: [String: String]
+    /// The client's capability profile key (``ClientCapabilities/profileKey``) when the first page was resolved
+    /// for a client; chunks are resolved the same way.
+    public var profile: String?
+    /// The locale the first page was served in, for localized pages.
+    public var locale: String?
 
-    public init(pageID: String, version: String, position: Int, parameters: [String: String] = [:]) {
+    public init(
+        pageID: String, version: String, position: Int, parameters: [String: String] = [:], profile: String? = nil,
+        locale: String? = nil
+    ) {
         self.pageID = pageID
         self.version = version
         self.position = position
         self.parameters = parameters
+        self.profile = profile
+        self.locale = locale
     }
 
     var json: JSONValue {
@@ -27,6 +37,8 @@ public struct Cursor: Sendable, Hashable {
             object["q"] = .object(
                 JSONObject(parameters.keys.sorted().map { .init(key: $0, value: .string(parameters[$0]!)) }))
         }
+        if let profile { object["c"] = .string(profile) }
+        if let locale { object["l"] = .string(locale) }
         return .object(object)
     }
 
@@ -42,6 +54,11 @@ public struct Cursor: Sendable, Hashable {
                 parameters[member.key] = value
             }
         }
-        self.init(pageID: pageID, version: version, position: position, parameters: parameters)
+        let profile = json["c"]?.stringValue
+        let locale = json["l"]?.stringValue
+        guard (json["c"] == nil || profile != nil) && (json["l"] == nil || locale != nil) else { return nil }
+        self.init(
+            pageID: pageID, version: version, position: position, parameters: parameters, profile: profile,
+            locale: locale)
     }
 }

@@ -8,8 +8,12 @@ extension BFFApplication {
         let page = try lookUp(request.pathParameters["pageID"] ?? "", in: snapshot.catalog)
         var parameters: [String: String] = [:]
         for item in request.queryItems { parameters[item.name] = item.value }
-        let body = snapshot.initialBody(page, parameters: parameters)
-        return .prepared(body, headers: ["Cache-Control": page.cacheControl])
+        let variant = try ClientVariant.of(request, page: page)
+        let body =
+            variant.isPlain
+            ? snapshot.initialBody(page, parameters: parameters)
+            : snapshot.resolvedInitialBody(page, parameters: parameters, variant: variant)
+        return .prepared(body, headers: page.responseHeaders(locale: variant.locale))
     }
 
     /// `GET /v1/pages/{pageID}/next?postback=…` or `POST` with `{"postback": …}` — the chunk a cursor points at.
@@ -47,7 +51,7 @@ extension BFFApplication {
         guard let body = snapshot.chunkBody(page, cursor: cursor) else {
             throw ProblemDetails.invalidCursor("the postback points past the end of the page")
         }
-        return .prepared(body, headers: ["Cache-Control": page.cacheControl])
+        return .prepared(body, headers: page.responseHeaders(locale: cursor.locale))
     }
 
     func lookUp(_ pageID: String, in catalog: PageCatalog) throws -> CatalogPage {

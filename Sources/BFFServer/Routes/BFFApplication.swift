@@ -11,6 +11,8 @@ public final class BFFApplication: HTTPResponder {
     let cursors: CursorCodec
     let metrics = Metrics()
     let verifiedCursors = VerifiedCursorCache()
+    /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
+    public let providers = PageProviders()
     let log: any BFFLogSink
     private let current: Mutex<CatalogSnapshot>
     private let ready = Atomic<Bool>(true)
@@ -66,6 +68,8 @@ public final class BFFApplication: HTTPResponder {
         metrics.inFlight.add(1, ordering: .relaxed)
         defer { metrics.inFlight.subtract(1, ordering: .relaxed) }
         let requestID = RequestID.accept(request.headers["X-Request-ID"])
+        // Provider pages answer later, from a Task (Providers/BFFApplication+Providers.swift).
+        if let reply = providerReply(for: request, requestID: requestID, start: start) { return reply }
         var route = "unmatched"
         var response: HTTPResponse
         do {
@@ -182,7 +186,7 @@ public final class BFFApplication: HTTPResponder {
         guard configuration.logging.metrics else { throw HTTPError(.notFound, code: "not_found") }
         let connections = openConnections.withLock { $0 }()
         return .bytes(
-            Array(metrics.render(openConnections: connections).utf8),
+            Array((metrics.render(openConnections: connections) + providers.renderMetrics()).utf8),
             contentType: "text/plain; version=0.0.4; charset=utf-8",
             headers: ["Cache-Control": "no-store"])
     }

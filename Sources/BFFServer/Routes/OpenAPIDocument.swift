@@ -29,13 +29,19 @@ enum OpenAPIDocument {
               "get": {
                 "operationId": "getPage",
                 "summary": "First chunk of a page",
-                "description": "Query parameters other than pageID are page parameters; they are bound into the page's cursors.",
+                "description": "Query parameters other than pageID are page parameters; they are bound into the page's cursors. The page is resolved for the client's X-Flow-Client capabilities and, for localized pages, Accept-Language (docs/contract.md § 17-18). Page ids registered by a Swift page provider are composed per request (502/504 when a required upstream fails).",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PageID"
                   },
                   {
                     "$ref": "#/components/parameters/RequestID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowClient"
+                  },
+                  {
+                    "$ref": "#/components/parameters/AcceptLanguage"
                   },
                   {
                     "name": "If-None-Match",
@@ -63,6 +69,12 @@ enum OpenAPIDocument {
                       },
                       "X-Request-ID": {
                         "$ref": "#/components/headers/RequestID"
+                      },
+                      "Vary": {
+                        "$ref": "#/components/headers/Vary"
+                      },
+                      "Content-Language": {
+                        "$ref": "#/components/headers/ContentLanguage"
                       }
                     },
                     "content": {
@@ -77,7 +89,7 @@ enum OpenAPIDocument {
                     "description": "Not modified (If-None-Match matched the ETag)"
                   },
                   "400": {
-                    "description": "invalid_page_id",
+                    "description": "invalid_page_id, invalid_client_header",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -88,6 +100,26 @@ enum OpenAPIDocument {
                   },
                   "404": {
                     "description": "page_not_found",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "502": {
+                    "description": "upstream_unavailable (provider pages)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "504": {
+                    "description": "provider_timeout, upstream_timeout (provider pages)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -503,11 +535,43 @@ enum OpenAPIDocument {
                   "type": "string",
                   "maxLength": 128
                 }
+              },
+              "FlowClient": {
+                "name": "X-Flow-Client",
+                "in": "header",
+                "required": false,
+                "description": "The client's capabilities: platform=ios; version=3.2.0; widgets=text@1,image@1,button@2; features=haptics (docs/contract.md § 17). The page is resolved for it: fallbacks substituted, unrenderable widgets dropped, changes listed in degradations. Malformed: 400 invalid_client_header.",
+                "schema": {
+                  "type": "string",
+                  "maxLength": 4096
+                },
+                "example": "platform=ios; version=3.2.0; widgets=text@1,image@1,button@1,list_row@1"
+              },
+              "AcceptLanguage": {
+                "name": "Accept-Language",
+                "in": "header",
+                "required": false,
+                "description": "Picks the locale of a localized page (docs/contract.md § 18); unmatched ranges get the page's default locale.",
+                "schema": {
+                  "type": "string"
+                }
               }
             },
             "headers": {
               "RequestID": {
                 "description": "The request's id, as received or generated.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Vary": {
+                "description": "X-Flow-Client (and Accept-Language for localized pages); gzip-capable bodies also send Vary: Accept-Encoding.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "ContentLanguage": {
+                "description": "The locale of a localized page.",
                 "schema": {
                   "type": "string"
                 }
@@ -751,6 +815,17 @@ enum OpenAPIDocument {
                   },
                   "page": {
                     "$ref": "#/components/schemas/Page"
+                  },
+                  "degradations": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Degradation"
+                    },
+                    "description": "Present when the request sent X-Flow-Client or a page provider degraded a section."
+                  },
+                  "locale": {
+                    "type": "string",
+                    "description": "Present for localized pages."
                   }
                 }
               },
@@ -777,6 +852,17 @@ enum OpenAPIDocument {
                   },
                   "pagination": {
                     "$ref": "#/components/schemas/Pagination"
+                  },
+                  "degradations": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Degradation"
+                    },
+                    "description": "Present when the request sent X-Flow-Client or a page provider degraded a section."
+                  },
+                  "locale": {
+                    "type": "string",
+                    "description": "Present for localized pages."
                   }
                 }
               },
@@ -806,6 +892,34 @@ enum OpenAPIDocument {
                     "items": {
                       "$ref": "#/components/schemas/Action"
                     }
+                  }
+                }
+              },
+              "Degradation": {
+                "type": "object",
+                "required": [
+                  "code",
+                  "reason"
+                ],
+                "properties": {
+                  "code": {
+                    "type": "string",
+                    "description": "widget_replaced, widget_generalized, widget_dropped, section_replaced, section_dropped, upstream_fallback"
+                  },
+                  "sectionID": {
+                    "type": "string"
+                  },
+                  "widgetID": {
+                    "type": "string"
+                  },
+                  "type": {
+                    "type": "string"
+                  },
+                  "replacement": {
+                    "type": "string"
+                  },
+                  "reason": {
+                    "type": "string"
                   }
                 }
               }

@@ -96,7 +96,9 @@ struct DecodingContext {
         let (id, generated) = identifier(object["id"], at: path, prefix: "section")
         let title = try optionalString(object["title"], at: path / "title")
         let widgets = try self.widgets(object["widgets"], at: path / "widgets")
-        return Section(id: id, title: title, widgets: widgets, isGeneratedID: generated)
+        var section = Section(id: id, title: title, widgets: widgets, isGeneratedID: generated)
+        section.compatibility = compatibility(object, at: path, widgetID: id, isSection: true)  // § 17
+        return section
     }
 
     // MARK: Widgets (lenient: problems become diagnostics)
@@ -171,6 +173,7 @@ struct DecodingContext {
                         "children must be an array, found \(children.typeName)"))
             }
         }
+        widget.compatibility = compatibility(object, at: path, widgetID: id, isSection: false)  // § 17
         return widget
     }
 

@@ -47,6 +47,7 @@ extension Section: JSONRepresentable {
         object["id"] = .string(id)
         if let title { object["title"] = .string(title) }
         object["widgets"] = .array(widgets.map(\.json))
+        compatibility.write(into: &object)
         return .object(object)
     }
 }
@@ -62,6 +63,7 @@ extension Widget: JSONRepresentable {
                 JSONObject(actions.keys.sorted().map { JSONObject.Member(key: $0, value: actions[$0]!.json) }))
         }
         if !children.isEmpty { object["children"] = .array(children.map(\.json)) }
+        compatibility.write(into: &object)
         return .object(object)
     }
 }

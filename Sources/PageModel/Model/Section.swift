@@ -7,11 +7,17 @@ public struct Section: Sendable, Hashable {
     public var title: String?
     public var widgets: [Widget]
     public var isGeneratedID: Bool
+    /// Client requirements and fallback (`minAppVersion`, `requires`, `fallback`); servers resolve them per client.
+    public var compatibility: Compatibility
 
-    public init(id: String, title: String? = nil, widgets: [Widget] = [], isGeneratedID: Bool = false) {
+    public init(
+        id: String, title: String? = nil, widgets: [Widget] = [], isGeneratedID: Bool = false,
+        compatibility: Compatibility = Compatibility()
+    ) {
         self.id = id
         self.title = title
         self.widgets = widgets
         self.isGeneratedID = isGeneratedID
+        self.compatibility = compatibility
     }
 }

@@ -23,10 +23,13 @@ public struct Widget: Sendable, Hashable {
     public var rendering: Rendering
     /// True when the id was generated from the coding path rather than sent by the backend.
     public var isGeneratedID: Bool
+    /// Client requirements and fallback (`minAppVersion`, `requires`, `fallback`); servers resolve them per client.
+    public var compatibility: Compatibility
 
     public init(
         id: String, type: String, content: JSONValue = .object(JSONObject()), actions: [String: Action] = [:],
-        children: [Widget] = [], rendering: Rendering = .content, isGeneratedID: Bool = false
+        children: [Widget] = [], rendering: Rendering = .content, isGeneratedID: Bool = false,
+        compatibility: Compatibility = Compatibility()
     ) {
         self.id = id
         self.type = type
@@ -35,6 +38,7 @@ public struct Widget: Sendable, Hashable {
         self.children = children
         self.rendering = rendering
         self.isGeneratedID = isGeneratedID
+        self.compatibility = compatibility
     }
 
     /// The number of widgets in this subtree, this one included.

@@ -67,6 +67,9 @@ public struct PageValidator: Sendable {
         for (index, widget) in section.widgets.enumerated() {
             check(widget, at: path / "widgets" / index, depth: 0, into: &diagnostics)
         }
+        if case .section(let replacement) = section.compatibility.fallback {
+            diagnostics.append(contentsOf: validate(replacement, at: path / "fallback" / "section"))
+        }
         return diagnostics
     }
 
@@ -124,6 +127,9 @@ public struct PageValidator: Sendable {
         }
         for (index, child) in widget.children.enumerated() {
             check(child, at: path / "children" / index, depth: depth + 1, into: &diagnostics)
+        }
+        if case .widget(let replacement) = widget.compatibility.fallback {
+            check(replacement, at: path / "fallback" / "widget", depth: depth, into: &diagnostics)
         }
     }
 }

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// Runs `body` but returns at `timeout` at the latest: the work is cancelled then and its result ignored, so a
+/// provider or upstream that ignores cancellation cannot hold a response past its deadline.
+func withDeadline<Value: Sendable>(
+    _ timeout: Duration, onTimeout: @escaping @Sendable () -> any Error,
+    _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    let once = ResumeOnce<Value>()
+    return try await withCheckedThrowingContinuation { continuation in
+        once.set(continuation)
+        let work = Task {
+            do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
+        }
+        Task {
+            try? await Task.sleep(for: timeout)
+            if once.resume(.failure(onTimeout())) { work.cancel() }
+        }
+    }
+}
+
+/// A continuation resumed by whichever side finishes first.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let state = Mutex<
+        (continuation: CheckedContinuation<Value, any Error>?, pending: Result<Value, any Error>?)
+    >(
+        (nil, nil))
+
+    func set(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early = state.withLock { state -> Result<Value, any Error>? in
+            if let pending = state.pending { return pending }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    /// Resumes with `result` unless already resumed; true when this call won.
+    @discardableResult
+    func resume(_ result: Result<Value, any Error>) -> Bool {
+        let (continuation, won) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Bool) in
+            if let continuation = state.continuation {
+                state.continuation = nil
+                state.pending = result  // marks done
+                return (continuation, true)
+            }
+            if state.pending != nil { return (nil, false) }
+            state.pending = result
+            return (nil, true)
+        }
+        continuation?.resume(with: result)
+        return won
+    }
+}

@@ -1,0 +1,89 @@
+import PageModel
+import Synchronization
+
+/// The programmatic pages of a server, by page id. Register before or while serving:
+///
+/// ```swift
+/// let service = try makeServer(configuration: configuration)
+/// service.application.providers.register("product-live", options: .init(pageSize: 2)) { context in
+///     ProvidedPage(PageModel(id: "product-live", sections: [ … ]))
+/// }
+/// ```
+///
+/// A provider page id shadows a page file with the same id.
+public final class PageProviders: Sendable {
+    struct Registration: Sendable {
+        var provider: PageProvider
+        var options: PageProviderOptions
+    }
+
+    struct PageKey: Hashable {
+        var pageID: String
+        var parameters: [String: String]
+    }
+
+    private let entries = Mutex<[String: Registration]>([:])
+    private let registered = Atomic<Int>(0)
+    /// The latest page each (page id, parameters) produced, so next-page requests usually need no provider call.
+    private let recent = Mutex<[PageKey: CatalogPage]>([:])
+    private let outcomes = Mutex<[String: [String: UInt64]]>([:])
+    /// Entries kept in ``recent`` before it is cleared.
+    static let recentLimit = 1_024
+    /// Sink for ``UpstreamClient`` metrics, rendered at `/metrics`.
+    public let upstreamMetrics = UpstreamMetrics()
+
+    public init() {}
+
+    /// Serves `provider` at `GET /v1/pages/{pageID}` from now on.
+    /// - Precondition: `pageID` matches ``PageID/pattern``.
+    public func register(
+        _ pageID: String, options: PageProviderOptions = PageProviderOptions(), _ provider: @escaping PageProvider
+    ) {
+        precondition(PageID.isValid(pageID), "page ids match \(PageID.pattern)")
+        entries.withLock { $0[pageID] = Registration(provider: provider, options: options) }
+        registered.add(1, ordering: .relaxed)
+    }
+
+    /// Registered page ids, sorted.
+    public var pageIDs: [String] { entries.withLock { $0.keys.sorted() } }
+
+    /// The registration for `pageID`; one atomic load when nothing is registered (the file-page hot path).
+    func registration(for pageID: some StringProtocol) -> Registration? {
+        guard registered.load(ordering: .relaxed) > 0 else { return nil }
+        return entries.withLock { $0[String(pageID)] }
+    }
+
+    func remember(_ page: CatalogPage, parameters: [String: String]) {
+        recent.withLock { pages in
+            if pages.count >= Self.recentLimit { pages.removeAll(keepingCapacity: true) }
+            pages[PageKey(pageID: page.page.id, parameters: parameters)] = page
+        }
+    }
+
+    func remembered(_ pageID: String, parameters: [String: String], version: String) -> CatalogPage? {
+        recent.withLock { $0[PageKey(pageID: pageID, parameters: parameters)] }.flatMap {
+            $0.version == version ? $0 : nil
+        }
+    }
+
+    func count(_ pageID: String, outcome: String) {
+        outcomes.withLock { $0[pageID, default: [:]][outcome, default: 0] += 1 }
+    }
+
+    /// Provider calls by page and outcome, then upstream metrics, in Prometheus text format.
+    func renderMetrics() -> String {
+        let outcomes = outcomes.withLock { $0 }
+        var text = ""
+        if !outcomes.isEmpty {
+            text += "# HELP flow_bff_provider_calls_total Page provider calls, by page and outcome.\n"
+            text += "# TYPE flow_bff_provider_calls_total counter\n"
+            for page in outcomes.keys.sorted() {
+                for outcome in outcomes[page]!.keys.sorted() {
+                    text +=
+                        "flow_bff_provider_calls_total{page=\"\(page)\",outcome=\"\(outcome)\"} \(outcomes[page]![outcome]!)\n"
+                }
+            }
+        }
+        return text + upstreamMetrics.render()
+    }
+}

@@ -1,0 +1,147 @@
+import BFFServer
+import BFFTesting
+import Dispatch
+import Foundation
+import HTTPCore
+import PageModel
+import ProductPageExample
+import Synchronization
+import Testing
+
+/// The example provider page against tiny upstream JSON servers on loopback: healthy, dead (closed port) and
+/// slow (answers after the timeout) reviews.
+@Suite(.serialized) struct ProductPageTests {
+    static let target = "/v1/pages/product-live?productID=p-2210"
+
+    /// Starts the demo upstreams and flow-bff with the provider; `reviewsURL` overrides the reviews service.
+    func withProductPage(
+        reviewsDelay: DispatchTimeInterval? = nil, reviewsURL: String? = nil,
+        _ body: (TestServer, OffPoolClient, SeenRequestIDs) async throws -> Void
+    ) async throws {
+        let seenRequestIDs = SeenRequestIDs()
+        let upstreams = DemoUpstreams(reviewsDelay: reviewsDelay) { request in
+            if let id = request.headers["X-Request-ID"] { seenRequestIDs.ids.withLock { $0.append(id) } }
+        }
+        try upstreams.start()
+        defer { upstreams.shutdown() }
+        try await withTestServer { server in
+            let application = server.service.application
+            ProductPageProvider(
+                catalogURL: upstreams.catalogURL, reviewsURL: reviewsURL ?? upstreams.reviewsURL,
+                upstreamTimeout: .milliseconds(300), metrics: application.providers.upstreamMetrics
+            ).register(on: application, timeout: .seconds(2))
+            try await body(server, OffPoolClient(port: server.port), seenRequestIDs)
+        }
+    }
+
+    /// Loads the page, paginates to the end, and returns the whole document and the first body.
+    func crawl(_ http: OffPoolClient, headers: [(String, String)] = []) async throws -> (
+        PageModel, HTTPTestClient.Response
+    ) {
+        let first = try await http.get(Self.target, headers: headers)
+        #expect(first.status == 200, "\(first.text)")
+        var page = try PageDecoder().decodePage(first.body).value
+        var requests = 0
+        while let postback = page.pagination?.postback, page.hasMore, requests < 20 {
+            requests += 1
+            let next = try await http.get("/v1/pages/product-live/next?postback=\(postback)")
+            #expect(next.status == 200, "\(next.text)")
+            var diagnostics: [Diagnostic] = []
+            page = page.appending(try PageDecoder().decodeNextPage(next.body).value, diagnostics: &diagnostics)
+            #expect(diagnostics.isEmpty)
+        }
+        #expect(requests == 1, "3 sections at 2 per chunk")
+        return (page, first)
+    }
+
+    @Test func healthyUpstreamsComposeTheWholePage() async throws {
+        try await withProductPage { server, http, seen in
+            let (page, first) = try await crawl(http, headers: [("X-Request-ID", "req-42")])
+            #expect(page.sections.map(\.id) == ["product.summary", "product.reviews", "product.delivery"])
+            #expect(page.sections[1].widgets.first?.id == "reviews.rating")
+            #expect(first.header("X-Request-ID") == "req-42")
+            #expect(seen.ids.withLock { $0 }.filter { $0 == "req-42" }.count == 2, "both upstreams saw the request id")
+            #expect(Degradation.list(inEnvelope: first.body).isEmpty)
+            let etag = try #require(first.header("ETag"))
+            #expect(try await http.get(Self.target, headers: [("If-None-Match", etag)]).status == 304)
+            let metrics = try await http.get("/metrics").text
+            #expect(metrics.contains(#"flow_bff_upstream_requests_total{upstream="reviews",outcome="ok"}"#))
+            #expect(metrics.contains(#"flow_bff_provider_calls_total{page="product-live",outcome="ok"}"#))
+            #expect(metrics.contains(#"flow_bff_requests_total{route="page",status="200"}"#))
+        }
+    }
+
+    @Test func aDeadReviewsUpstreamDegradesOneSection() async throws {
+        let closed = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in .text("") }
+        try closed.start()
+        let deadURL = "http://" + closed.localAddress
+        closed.shutdown()
+        await closed.stoppedAsync()
+        try await withProductPage(reviewsURL: deadURL) { _, http, _ in
+            let (page, first) = try await crawl(http)
+            #expect(page.sections[1].widgets.map(\.id) == ["reviews.unavailable"])
+            let degradations = Degradation.list(inEnvelope: first.body)
+            #expect(degradations.count == 1)
+            #expect(degradations.first?.code == "upstream_fallback")
+            #expect(degradations.first?.sectionID == "product.reviews")
+            #expect(degradations.first?.reason.hasPrefix("reviews:") == true)
+        }
+    }
+
+    @Test func aSlowReviewsUpstreamDegradesWithinTheTimeout() async throws {
+        try await withProductPage(reviewsDelay: .seconds(3)) { _, http, _ in
+            let start = ContinuousClock.now
+            let first = try await http.get(Self.target)
+            let elapsed = ContinuousClock.now - start
+            #expect(first.status == 200)
+            #expect(elapsed < .milliseconds(1_500), "300 ms upstream timeout, no retry for reviews: \(elapsed)")
+            let degradations = Degradation.list(inEnvelope: first.body)
+            #expect(degradations.map(\.code) == ["upstream_fallback"])
+            #expect(degradations.first?.reason.contains("no answer within 0.3 s") == true)
+        }
+    }
+
+    @Test func requiredUpstreamFailuresAndBadParametersAreProblems() async throws {
+        try await withProductPage { _, http, _ in
+            let unknown = try await http.get("/v1/pages/product-live?productID=p-9999")
+            #expect(unknown.status == 404 && unknown.text.contains("page_not_found"))
+            let missing = try await http.get("/v1/pages/product-live")
+            #expect(missing.status == 400 && missing.header("Content-Type") == "application/problem+json")
+        }
+    }
+
+    @Test func everyCapabilityProfileSeesOnlyWhatItRenders() async throws {
+        let legacy = try CapabilityProfile(
+            name: "legacy", header: "platform=android; version=2.4.0; widgets=text,list_row,button")
+        try await withProductPage { _, http, _ in
+            let (page, first) = try await crawl(http, headers: [("X-Flow-Client", legacy.header)])
+            #expect(CapabilityCheck.problems(in: page, for: legacy.capabilities).isEmpty)
+            let codes = Degradation.list(inEnvelope: first.body).map(\.code)
+            #expect(codes.contains("widget_dropped"), "image and key_value are dropped for this client")
+        }
+    }
+}
+
+/// Request ids the upstreams received.
+final class SeenRequestIDs: Sendable {
+    let ids = Mutex<[String]>([])
+}
+
+/// Blocking loopback requests run on a Dispatch thread, so the test never blocks the cooperative pool the
+/// server's provider tasks run on (2 cores here: a blocked pool thread would starve them).
+struct OffPoolClient: Sendable {
+    let port: Int
+
+    func get(_ target: String, headers: [(String, String)] = []) async throws -> HTTPTestClient.Response {
+        let port = port
+        let fields = headers.map { [$0.0, $0.1] }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        try HTTPTestClient(port: port).get(target, headers: fields.map { ($0[0], $0[1]) })
+                    })
+            }
+        }
+    }
+}
