@@ -8,6 +8,7 @@ public struct ConfigurationKey: Sendable {
     public enum ValueType: String, Sendable {
         case string, integer, number, boolean
         case stringList = "array of strings"
+        case object
     }
 
     public var path: String
@@ -164,7 +165,7 @@ extension ConfigurationKey {
             $0.logging.accessLog = $1
         },
         .boolean("logging.metrics", true, "Serve Prometheus metrics at `/metrics`.") { $0.logging.metrics = $1 },
-    ]
+    ] + mockKeys
 }
 
 /// A configuration problem: the file (or `environment` / `flags`), the key and what is wrong. Startup stops.
