@@ -235,32 +235,47 @@ extension BFFApplication {
 
     /// Reloads the pages directory: pages and scenarios whose file now has an error keep their last good
     /// version; the new catalog replaces the old one atomically. Errors are logged and kept for
-    /// `GET /__admin/status`. Without mock mode this only replaces the catalog.
+    /// `GET /__admin/status`. A deleted page file keeps being served for a grace period (twice the debounce, at
+    /// least 250 ms) and is dropped by a confirming reload, so editors that save by delete-and-recreate never
+    /// cause a 404. Without mock mode this only replaces the catalog.
     @discardableResult
-    public func reloadPages() -> PageCatalog {
-        let reload = {
-            let fresh = PageCatalog.load(directory: self.configuration.pages.directory, defaults: self.configuration.pages)
-            let (merged, kept) = fresh.keepingLastGood(from: self.catalog)
-            self.replaceCatalog(merged)
-            guard let mock = self.mock else { return merged }
+    public func reloadPages() -> PageCatalog { reloadPages(confirmingDeletes: false) }
+
+    @discardableResult
+    func reloadPages(confirmingDeletes: Bool) -> PageCatalog {
+        guard let mock else {
+            let fresh = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+            let merged = fresh.keepingLastGood(from: catalog).catalog
+            replaceCatalog(merged)
+            return merged
+        }
+        return mock.reloadLock.withLock { _ in
+            let fresh = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+            let merge = fresh.keepingLastGood(from: catalog, keepingDeleted: !confirmingDeletes)
+            replaceCatalog(merge.catalog)
             mock.bodies.withLock { $0.removeAll() }
             mock.reloadStatus.withLock { status in
                 status.count += 1
                 status.lastAt = Date().timeIntervalSince1970
                 status.diagnostics = fresh.diagnostics
-                status.kept = kept
+                status.kept = merge.kept
             }
             for finding in fresh.diagnostics where finding.diagnostic.severity == .error {
-                self.log.write(Self.reloadLogLine(finding, kept: kept.contains(finding.file)))
+                log.write(Self.reloadLogLine(finding, kept: merge.kept.contains(finding.file)))
             }
-            self.log.write(
-                "{\"level\":\"info\",\"message\":\"pages reloaded\",\"pages\":\(merged.pages.count),"
+            log.write(
+                "{\"level\":\"info\",\"message\":\"pages reloaded\",\"pages\":\(merge.catalog.pages.count),"
                     + "\"errors\":\(fresh.diagnostics.filter { $0.diagnostic.severity == .error }.count),"
-                    + "\"keptLastGood\":\(kept.count),\"catalogVersion\":\"\(merged.version)\"}")
-            return merged
+                    + "\"keptLastGood\":\(merge.kept.count),\"pendingDeletion\":\(merge.pendingDeletion.count),"
+                    + "\"catalogVersion\":\"\(merge.catalog.version)\"}")
+            if !merge.pendingDeletion.isEmpty {
+                let grace = max(2 * mock.configuration.debounceMs, 250)
+                mock.timerQueue.asyncAfter(deadline: .now() + .milliseconds(grace)) { [weak self] in
+                    self?.reloadPages(confirmingDeletes: true)
+                }
+            }
+            return merge.catalog
         }
-        if let mock { return mock.reloadLock.withLock { _ in reload() } }
-        return reload()
     }
 
     static func reloadLogLine(_ finding: FileDiagnostic, kept: Bool) -> String {

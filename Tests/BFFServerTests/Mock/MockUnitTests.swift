@@ -232,8 +232,9 @@ import Testing
         try Data(Self.page("c").utf8).write(to: URL(fileURLWithPath: directory + "/c.json"))
         let fresh = PageCatalog.load(directory: directory)
         #expect(fresh.pages["a"] == nil)
-        let (merged, kept) = fresh.keepingLastGood(from: first)
-        #expect(kept == ["a.json", "a.v.json"])
+        let merge = fresh.keepingLastGood(from: first)
+        let merged = merge.catalog
+        #expect(merge.kept == ["a.json", "a.v.json"])
         #expect(merged.pages["a"]?.version == first.pages["a"]?.version)
         #expect(merged.actions["a.go"] != nil, "the kept page's actions stay")
         #expect(merged.scenarios["a"]?["v"] != nil)
@@ -243,6 +244,9 @@ import Testing
         try FileManager.default.removeItem(atPath: directory + "/b.json")
         let deleted = PageCatalog.load(directory: directory).keepingLastGood(from: merged).catalog
         #expect(deleted.pages["b"] == nil, "a deleted file is not a broken one")
+        let graced = PageCatalog.load(directory: directory).keepingLastGood(from: merged, keepingDeleted: true)
+        #expect(graced.catalog.pages["b"] != nil, "until the deletion is confirmed")
+        #expect(graced.pendingDeletion == ["b.json"])
         let gone = PageCatalog.load(directory: directory + "/missing").keepingLastGood(from: merged).catalog
         #expect(gone.pageIDs == merged.pageIDs, "an unreadable directory keeps everything")
     }
