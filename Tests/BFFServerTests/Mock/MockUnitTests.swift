@@ -251,3 +251,49 @@ import Testing
         #expect(gone.pageIDs == merged.pageIDs, "an unreadable directory keeps everything")
     }
 }
+
+@Suite struct MockConfigurationTests {
+    @Test func mockIsOnForDevelopmentAndOffInProduction() throws {
+        let development = try ConfigurationLoader().load(files: [repositoryRoot + "/config/default.json"], environment: [:])
+        #expect(development.mock.enabled)
+        let production = try ConfigurationLoader().load(
+            files: [repositoryRoot + "/config/production.json"],
+            environment: ["FLOW_BFF_CURSOR_KEY": String(repeating: "p", count: 32)])
+        #expect(!production.mock.enabled)
+        #expect(BFFConfiguration().mock.enabled == false)
+    }
+
+    @Test func faultRulesFromFilesAndEnvironment() throws {
+        let file = try temporaryPages([
+            "config.json": #"{"mock": {"enabled": true, "seed": 7, "watch": "poll", "faults": {"/v1/pages/feed": "latency=uniform(10ms,20ms)", "POST /v1/actions/*": "status=503; rate=0.5"}}}"#
+        ])
+        let configuration = try ConfigurationLoader().load(
+            files: [file + "/config.json"], environment: ["FLOW_BFF_MOCK_DEBOUNCE_MS": "20"])
+        #expect(configuration.mock.seed == 7)
+        #expect(configuration.mock.watch == .poll)
+        #expect(configuration.mock.debounceMs == 20)
+        #expect(configuration.mock.faults.map(\.pattern) == ["/v1/pages/feed", "POST /v1/actions/*"])
+        #expect(configuration.mock.faults[1].spec == FaultSpec(fault: .status(503, retryAfter: nil), rate: 0.5))
+        let fromEnvironment = try ConfigurationLoader().load(
+            files: [], environment: ["FLOW_BFF_MOCK_FAULTS": #"{"/healthz": "reset"}"#])
+        #expect(fromEnvironment.mock.faults.first?.spec.fault == .reset)
+        for (key, value) in [
+            ("FLOW_BFF_MOCK_FAULTS", #"{"/x": "status=200"}"#), ("FLOW_BFF_MOCK_FAULTS", "[1]"),
+            ("FLOW_BFF_MOCK_WATCH", "sometimes"), ("FLOW_BFF_MOCK_ADMIN_TOKEN", "short"),
+        ] {
+            #expect(throws: ConfigurationError.self, "\(key)=\(value)") {
+                try ConfigurationLoader().load(files: [], environment: [key: value])
+            }
+        }
+    }
+
+    @Test func deviceURLsWhenBoundToAllInterfaces() {
+        #expect(DeviceURLs.lines(host: "127.0.0.1", port: 8080, lanAddresses: ["192.168.1.5"]).isEmpty)
+        let lines = DeviceURLs.lines(host: "0.0.0.0", port: 8080, lanAddresses: ["192.168.1.5", "10.1.2.3"])
+        #expect(lines.contains { $0.hasSuffix("http://localhost:8080") })
+        #expect(lines.contains { $0.hasSuffix("http://10.0.2.2:8080") })
+        #expect(lines.contains { $0.hasSuffix("http://192.168.1.5:8080") })
+        #expect(lines.contains { $0.hasSuffix("http://10.1.2.3:8080") })
+        #expect(DeviceURLs.lanAddresses().allSatisfy { !$0.hasPrefix("127.") })
+    }
+}
