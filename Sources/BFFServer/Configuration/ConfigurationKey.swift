@@ -90,7 +90,9 @@ extension ConfigurationKey {
     }
 
     /// Every key, in the order `config/README.md` lists them.
-    public static let all: [ConfigurationKey] = [
+    public static let all: [ConfigurationKey] = serverKeys + mockKeys
+
+    static let serverKeys: [ConfigurationKey] = [
         .string("server.host", "127.0.0.1", "IPv4 or IPv6 literal to bind (`0.0.0.0` or `::` for all interfaces).") {
             $0.server.host = $1
         },
@@ -165,7 +167,7 @@ extension ConfigurationKey {
             $0.logging.accessLog = $1
         },
         .boolean("logging.metrics", true, "Serve Prometheus metrics at `/metrics`.") { $0.logging.metrics = $1 },
-    ] + mockKeys
+    ]
 }
 
 /// A configuration problem: the file (or `environment` / `flags`), the key and what is wrong. Startup stops.

@@ -115,7 +115,8 @@ public struct ConfigurationLoader: Sendable {
                 value = try JSONParser().parse(Array(text.utf8))
             } catch {
                 throw ConfigurationError(
-                    code: "invalid_value", key: path, message: "not a JSON object: \(error.description)", source: source)
+                    code: "invalid_value", key: path, message: "not a JSON object: \(error.description)", source: source
+                )
             }
         }
         do {

@@ -8,28 +8,38 @@ import PageModel
 extension BFFApplication {
     static let adminForbidden = ProblemDetails(
         status: 403, code: "admin_forbidden", title: "Forbidden",
-        detail: "The admin API answers loopback clients only, or clients sending Authorization: Bearer <mock.adminToken>.")
+        detail:
+            "The admin API answers loopback clients only, or clients sending Authorization: Bearer <mock.adminToken>.")
 
     func addAdminRoutes(to router: inout Router) {
         router.get("/__admin/status", admin("admin.status") { _ in self.adminStatus() })
-        router.post("/__admin/reload", admin("admin.reload") { _ in self.reloadPages() ; return self.adminStatus() })
+        router.post(
+            "/__admin/reload",
+            admin("admin.reload") { _ in
+                self.reloadPages()
+                return self.adminStatus()
+            })
         router.post("/__admin/reset", admin("admin.reset", adminReset))
         router.get("/__admin/scenarios", admin("admin.scenarios") { _ in self.adminScenarios() })
         router.get("/__admin/faults", admin("admin.faults") { _ in self.adminFaults() })
         router.put("/__admin/faults", admin("admin.faults", adminSetFaults))
-        router.delete("/__admin/faults", admin("admin.faults") { _ in
-            self.mock?.runtimeRules.withLock { $0 = [] }
-            return self.adminFaults()
-        })
+        router.delete(
+            "/__admin/faults",
+            admin("admin.faults") { _ in
+                self.mock?.runtimeRules.withLock { $0 = [] }
+                return self.adminFaults()
+            })
         router.get("/__admin/sessions", admin("admin.sessions") { _ in self.adminSessions() })
         router.get("/__admin/sessions/{sessionID}", admin("admin.session", adminSession))
         router.put("/__admin/sessions/{sessionID}", admin("admin.session", adminSetSession))
         router.delete("/__admin/sessions/{sessionID}", admin("admin.session", adminResetSession))
         router.get("/__admin/journal", admin("admin.journal", adminJournal))
-        router.delete("/__admin/journal", admin("admin.journal") { _ in
-            self.mock?.journal.clear()
-            return Self.adminJSON(["cleared": true])
-        })
+        router.delete(
+            "/__admin/journal",
+            admin("admin.journal") { _ in
+                self.mock?.journal.clear()
+                return Self.adminJSON(["cleared": true])
+            })
         for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
             router.add(method, "/__admin/echo", admin("admin.echo") { Self.echo($0) })
         }
@@ -142,7 +152,8 @@ extension BFFApplication {
     func adminSetFaults(_ request: HTTPRequest) throws -> HTTPResponse {
         guard let mock else { return Self.adminJSON(["mock": false]) }
         guard case .object(let object) = try jsonBody(of: request) else {
-            throw ProblemDetails.invalidRequest(.root, "The body maps route patterns to specs: {\"/v1/pages/*\": \"latency=200ms\"}.")
+            throw ProblemDetails.invalidRequest(
+                .root, "The body maps route patterns to specs: {\"/v1/pages/*\": \"latency=200ms\"}.")
         }
         var rules: [FaultRule] = []
         for member in object.members {
@@ -229,7 +240,8 @@ extension BFFApplication {
                             member.key, suggestion: NearMiss.closest(to: member.key, among: catalog.pages.keys))
                     }
                     guard catalog.scenarios[member.key]?[name] != nil else {
-                        throw Self.unknownScenario(name, path: path, among: catalog.scenarios[member.key].map { Array($0.keys) } ?? [])
+                        throw Self.unknownScenario(
+                            name, path: path, among: catalog.scenarios[member.key].map { Array($0.keys) } ?? [])
                     }
                 }
                 scenarios[member.key] = name
@@ -244,11 +256,13 @@ extension BFFApplication {
         return Self.adminJSON(Self.sessionJSON(session))
     }
 
-    static func unknownScenario(_ name: String, path: JSONPointer, among names: some Sequence<String>) -> ProblemDetails {
+    static func unknownScenario(_ name: String, path: JSONPointer, among names: some Sequence<String>) -> ProblemDetails
+    {
         let hint = NearMiss.closest(to: name, among: names).map { " Did you mean \"\($0)\"?" } ?? ""
         return ProblemDetails(
             status: 400, code: "unknown_scenario", title: "Unknown scenario",
-            detail: "There is no scenario \"\(name)\" here.\(hint) GET /__admin/scenarios lists them.", path: path.string)
+            detail: "There is no scenario \"\(name)\" here.\(hint) GET /__admin/scenarios lists them.",
+            path: path.string)
     }
 
     /// `DELETE /__admin/sessions/{id}`: forgets the session; its pages are the files' versions again.

@@ -199,7 +199,9 @@ extension BFFApplication {
         mock.sessions.update(sessionID) { session in
             session.actionCount += 1
             var document = session.documents[base.page.id]
-            if document?.baseVersion != base.version { document = SessionDocument(page: base, baseVersion: base.version) }
+            if document?.baseVersion != base.version {
+                document = SessionDocument(page: base, baseVersion: base.version)
+            }
             guard var current = document else { return }
             let changed = Self.applying(action.response.mutations, to: current.page.page)
             guard changed != current.page.page else { return }

@@ -41,7 +41,8 @@ extension ConfigurationKey {
             "mock.enabled", false,
             "Mock-backend mode: hot reload, network simulation, scenarios, sessions, journal, `/__admin` (docs/mock.md)."
         ) { $0.mock.enabled = $1 },
-        .integer("mock.seed", 1, 0...9_007_199_254_740_991, "Seed of the network simulation (same seed, same delays).") {
+        .integer("mock.seed", 1, 0...9_007_199_254_740_991, "Seed of the network simulation (same seed, same delays).")
+        {
             $0.mock.seed = UInt64($1)
         },
         ConfigurationKey(
@@ -58,7 +59,8 @@ extension ConfigurationKey {
         .integer("mock.pollIntervalMs", 1_000, 10...60_000, "Milliseconds between polls of the pages directory.") {
             $0.mock.pollIntervalMs = $1
         },
-        .integer("mock.debounceMs", 150, 0...10_000, "Quiet milliseconds after the last file change before reloading.") {
+        .integer("mock.debounceMs", 150, 0...10_000, "Quiet milliseconds after the last file change before reloading.")
+        {
             $0.mock.debounceMs = $1
         },
         .integer("mock.sessionCap", 1_000, 1...1_000_000, "Most sessions kept; the least recently used goes first.") {
@@ -77,7 +79,8 @@ extension ConfigurationKey {
             guard case .string(let token) = value else { throw .wrongType("mock.adminToken", .string, value) }
             guard token.utf8.count >= 16 else {
                 throw ConfigurationError(
-                    code: "invalid_value", key: "mock.adminToken", message: "an admin token needs at least 16 characters")
+                    code: "invalid_value", key: "mock.adminToken",
+                    message: "an admin token needs at least 16 characters")
             }
             configuration.mock.adminToken = token
         },
@@ -96,7 +99,8 @@ extension ConfigurationKey {
                 do {
                     rules.append(try FaultRule(pattern: member.key, spec: FaultSpec.parse(text)))
                 } catch {
-                    throw ConfigurationError(code: "invalid_value", key: "mock.faults", message: "\(member.key): \(error)")
+                    throw ConfigurationError(
+                        code: "invalid_value", key: "mock.faults", message: "\(member.key): \(error)")
                 }
             }
             configuration.mock.faults = rules

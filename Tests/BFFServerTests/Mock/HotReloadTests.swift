@@ -137,7 +137,9 @@ import Testing
             try Self.version("p1").write(to: URL(fileURLWithPath: pages + "/live.json"))
             try Self.eventually("p1") { try title() == "p1" }
         }
-        let unwatched = try copyOfBundledPages(adding: ["live.json": String(decoding: Self.version("v0"), as: UTF8.self)])
+        let unwatched = try copyOfBundledPages(adding: [
+            "live.json": String(decoding: Self.version("v0"), as: UTF8.self)
+        ])
         try await withTestServer(pages: unwatched, configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
             try Self.version("m1").write(to: URL(fileURLWithPath: unwatched + "/live.json"))

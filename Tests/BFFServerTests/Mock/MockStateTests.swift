@@ -7,7 +7,8 @@ import Testing
 /// Sessions, scenarios, the journal, the admin API and the echo endpoint on a live server.
 @Suite struct MockStateTests {
     static let scenarioFiles = [
-        "cart.empty.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "cart", "title": "Cart", "sections": []}}"#,
+        "cart.empty.json":
+            #"{"schemaVersion": 1, "kind": "page", "page": {"id": "cart", "title": "Cart", "sections": []}}"#,
         "cart.logged-out.json":
             #"{"status": 401, "code": "unauthenticated", "title": "Signed out", "detail": "Sign in again."}"#,
         "list.json": listPage("list", sections: 5, action: "list.remove"),
@@ -45,7 +46,8 @@ import Testing
             let before = try http.get("/v1/pages/cart", headers: alice)
             #expect(widgetIDs(try page(before)).contains("line.p-1042"))
             let removed = try http.post(
-                "/v1/actions/cart.remove.p-1042", json: #"{"pageID": "cart", "widgetID": "remove.p-1042", "event": "tap"}"#,
+                "/v1/actions/cart.remove.p-1042",
+                json: #"{"pageID": "cart", "widgetID": "remove.p-1042", "event": "tap"}"#,
                 headers: alice)
             #expect(removed.status == 200)
             let after = try http.get("/v1/pages/cart", headers: alice)
@@ -53,14 +55,17 @@ import Testing
             #expect(after.header("ETag") != before.header("ETag"))
             let viaCookie = try http.get("/v1/pages/cart", headers: [("Cookie", "theme=dark; flow_session=alice")])
             #expect(viaCookie.body == after.body)
-            let revalidated = try http.get("/v1/pages/cart", headers: alice + [("If-None-Match", after.header("ETag")!)])
+            let revalidated = try http.get(
+                "/v1/pages/cart", headers: alice + [("If-None-Match", after.header("ETag")!)])
             #expect(revalidated.status == 304)
             for other in [[("X-Flow-Session", "bob")], []] {
                 #expect(try http.get("/v1/pages/cart", headers: other).body == before.body, "\(other)")
             }
             // The session copy paginates with its own cursors.
             #expect(try walk(http, "list", headers: alice) == ["s0", "s1", "s2", "s3", "s4"])
-            _ = try http.post("/v1/actions/list.remove", json: #"{"pageID": "list", "widgetID": "remove", "event": "tap"}"#, headers: alice)
+            _ = try http.post(
+                "/v1/actions/list.remove", json: #"{"pageID": "list", "widgetID": "remove", "event": "tap"}"#,
+                headers: alice)
             let changed = try page(try http.get("/v1/pages/list", headers: alice))
             #expect(widgetIDs(changed) == ["remove", "w1"])
             #expect(try walk(http, "list", headers: alice) == ["s0", "s1", "s2", "s3", "s4"])
@@ -71,7 +76,8 @@ import Testing
             #expect(try http.request("DELETE", "/__admin/sessions/alice").status == 200)
             #expect(try http.get("/v1/pages/cart", headers: alice).body == before.body)
             _ = try http.post(
-                "/v1/actions/cart.remove.p-1042", json: #"{"pageID": "cart", "widgetID": "remove.p-1042", "event": "tap"}"#,
+                "/v1/actions/cart.remove.p-1042",
+                json: #"{"pageID": "cart", "widgetID": "remove.p-1042", "event": "tap"}"#,
                 headers: [("X-Flow-Session", "bob")])
             #expect(try http.get("/v1/pages/cart", headers: [("X-Flow-Session", "bob")]).body != before.body)
             #expect(try http.request("POST", "/__admin/reset").status == 200)
@@ -191,7 +197,10 @@ import Testing
             #expect(echo["version"] == "HTTP/1.1")
             #expect(
                 echo["headers"]
-                    == [["Host", "phone"], ["X-B", "2"], ["x-a", "one, two"], ["Connection", "close"], ["Content-Length", "6"]])
+                    == [
+                        ["Host", "phone"], ["X-B", "2"], ["x-a", "one, two"], ["Connection", "close"],
+                        ["Content-Length", "6"],
+                    ])
             #expect(echo["body"] == "héllo")
             #expect(echo["bodyBytes"] == 6)
             #expect(echo["bodyBase64"] == "aMOpbGxv")

@@ -49,7 +49,8 @@ func listPage(_ id: String, sections count: Int, pageSize: Int = 2, text: String
         action.map {
             #", "actions": {"\#($0)": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "removeWidget", "id": "w0"}], "effects": []}}"#
         } ?? ""
-    return #"{"schemaVersion": 1, "kind": "page", "page": {"id": "\#(id)", "title": "\#(text)", "sections": [\#(sections.joined(separator: ", "))]}, "server": {"pageSize": \#(pageSize)\#(actions)}}"#
+    return
+        #"{"schemaVersion": 1, "kind": "page", "page": {"id": "\#(id)", "title": "\#(text)", "sections": [\#(sections.joined(separator: ", "))]}, "server": {"pageSize": \#(pageSize)\#(actions)}}"#
 }
 
 struct RawExchangeError: Error {

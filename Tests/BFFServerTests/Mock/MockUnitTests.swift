@@ -254,7 +254,8 @@ import Testing
 
 @Suite struct MockConfigurationTests {
     @Test func mockIsOnForDevelopmentAndOffInProduction() throws {
-        let development = try ConfigurationLoader().load(files: [repositoryRoot + "/config/default.json"], environment: [:])
+        let development = try ConfigurationLoader().load(
+            files: [repositoryRoot + "/config/default.json"], environment: [:])
         #expect(development.mock.enabled)
         let production = try ConfigurationLoader().load(
             files: [repositoryRoot + "/config/production.json"],
@@ -265,7 +266,8 @@ import Testing
 
     @Test func faultRulesFromFilesAndEnvironment() throws {
         let file = try temporaryPages([
-            "config.json": #"{"mock": {"enabled": true, "seed": 7, "watch": "poll", "faults": {"/v1/pages/feed": "latency=uniform(10ms,20ms)", "POST /v1/actions/*": "status=503; rate=0.5"}}}"#
+            "config.json":
+                #"{"mock": {"enabled": true, "seed": 7, "watch": "poll", "faults": {"/v1/pages/feed": "latency=uniform(10ms,20ms)", "POST /v1/actions/*": "status=503; rate=0.5"}}}"#
         ])
         let configuration = try ConfigurationLoader().load(
             files: [file + "/config.json"], environment: ["FLOW_BFF_MOCK_DEBOUNCE_MS": "20"])
