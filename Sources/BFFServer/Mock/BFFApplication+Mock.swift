@@ -125,7 +125,8 @@ extension BFFApplication {
             parameters[item.name] = item.value
         }
         var headers: HTTPFields = [:]
-        if let name = context.scenario ?? session?.scenario(for: pageID) {
+        let explicit = context.scenario ?? session?.scenarios[pageID]
+        if let name = explicit ?? session?.scenarios["*"] {
             if let scenario = snapshot.catalog.scenarios[pageID]?[name] {
                 switch scenario.content {
                 case .problem(let problem):
@@ -138,7 +139,7 @@ extension BFFApplication {
                     return .prepared(variantInitialBody(page, parameters: parameters, mock: mock), headers: headers)
                 }
             }
-            headers.set("X-Flow-Scenario-Missing", name)
+            if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
         }
         if let document = session?.documents[pageID], document.baseVersion == base.version {
             headers.set("Cache-Control", "private, no-cache")
