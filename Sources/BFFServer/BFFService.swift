@@ -5,10 +5,13 @@ import PageModel
 public final class BFFService: Sendable {
     public let application: BFFApplication
     public let server: HTTPServer
+    /// Reloads the pages on change in mock mode (`mock.watch`); `nil` otherwise.
+    let watcher: PageWatcher?
 
-    init(application: BFFApplication, server: HTTPServer) {
+    init(application: BFFApplication, server: HTTPServer, watcher: PageWatcher? = nil) {
         self.application = application
         self.server = server
+        self.watcher = watcher
     }
 
     /// Binds and starts serving; returns once connections are accepted.
@@ -16,6 +19,7 @@ public final class BFFService: Sendable {
         try server.start()
         let server = server
         application.reportOpenConnections { server.statistics.openConnections }
+        if let watcher { application.watcherStarted(watcher.start()) }
     }
 
     /// The bound port (after ``start()``).
@@ -27,6 +31,7 @@ public final class BFFService: Sendable {
     /// Graceful shutdown: `/readyz` turns 503, new connections are refused, in-flight requests finish.
     public func shutdown() {
         application.setReady(false)
+        watcher?.stop()
         server.shutdown(drainTimeout: .milliseconds(Int(application.configuration.server.drainSeconds * 1000)))
     }
 
@@ -61,5 +66,5 @@ public func makeServer(
     http.timeouts.idle = .milliseconds(Int(configuration.http.idleTimeoutSeconds * 1000))
     http.timeouts.drain = .milliseconds(Int(configuration.server.drainSeconds * 1000))
     let server = HTTPServer(configuration: http, logger: httpLogger, responder: application)
-    return BFFService(application: application, server: server)
+    return BFFService(application: application, server: server, watcher: application.makePageWatcher())
 }

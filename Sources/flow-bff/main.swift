@@ -103,10 +103,8 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     log.write("actions:")
     for name in catalog.actions.keys.sorted() { log.write("  POST \(base)/v1/actions/\(name)") }
     log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
-    if configuration.server.host == "0.0.0.0" || configuration.server.host == "::" {
-        log.write(
-            "from the Android emulator: http://10.0.2.2:\(service.port)  (the iOS simulator uses the host's localhost)")
-    }
+    for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
+    for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
     log.flush()
     service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
         signal in

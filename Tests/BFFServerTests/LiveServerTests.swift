@@ -291,7 +291,9 @@ import Testing
                 paths == [
                     "/v1/pages/{pageID}", "/v1/pages/{pageID}/next", "/v1/actions/{name}", "/healthz", "/readyz",
                     "/metrics",
-                    "/openapi.json",
+                    "/openapi.json", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
+                    "/__admin/faults", "/__admin/sessions", "/__admin/sessions/{sessionID}", "/__admin/journal",
+                    "/__admin/echo",
                 ])
         }
     }

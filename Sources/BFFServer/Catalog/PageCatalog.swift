@@ -7,11 +7,13 @@ import PageModel
 /// servable; `flow-bff serve` refuses to start while ``diagnostics`` contains errors.
 public struct PageCatalog: Sendable {
     /// Servable pages by id.
-    public private(set) var pages: [String: CatalogPage] = [:]
+    public internal(set) var pages: [String: CatalogPage] = [:]
     /// Api actions by name.
-    public private(set) var actions: [String: CatalogAction] = [:]
+    public internal(set) var actions: [String: CatalogAction] = [:]
     /// Everything found while loading, errors and warnings, in file order.
-    public private(set) var diagnostics: [FileDiagnostic] = []
+    public internal(set) var diagnostics: [FileDiagnostic] = []
+    /// Scenario variants (`<pageID>.<scenario>.json`, served in mock mode) by page id, then scenario name.
+    public internal(set) var scenarios: [String: [String: CatalogScenario]] = [:]
 
     public init() {}
 
@@ -40,7 +42,7 @@ public struct PageCatalog: Sendable {
             return result
         }
         var files: [(name: String, file: PageFile)] = []
-        for name in names {
+        for name in names where !CatalogScenario.isScenarioFileName(name) {
             let id = String(name.dropLast(5))
             guard PageID.isValid(id) else {
                 result.diagnostics.append(
@@ -60,6 +62,9 @@ public struct PageCatalog: Sendable {
                 (name, PageFile(bytes: Array(data), file: name, expectedID: id, defaults: defaults, catalog: catalog)))
         }
         result.add(files)
+        result.addScenarios(
+            directory: directory, names: names.filter(CatalogScenario.isScenarioFileName), defaults: defaults,
+            catalog: catalog)
         return result
     }
 

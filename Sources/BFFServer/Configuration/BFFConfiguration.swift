@@ -9,6 +9,8 @@ public struct BFFConfiguration: Sendable, Hashable {
     public var cursors = Cursors()
     public var http = HTTP()
     public var logging = Logging()
+    /// Local mock-backend features (`docs/mock.md`); all off unless ``Mock/enabled``.
+    public var mock = Mock()
 
     public init() {}
 

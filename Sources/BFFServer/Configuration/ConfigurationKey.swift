@@ -8,6 +8,7 @@ public struct ConfigurationKey: Sendable {
     public enum ValueType: String, Sendable {
         case string, integer, number, boolean
         case stringList = "array of strings"
+        case object
     }
 
     public var path: String
@@ -89,7 +90,9 @@ extension ConfigurationKey {
     }
 
     /// Every key, in the order `config/README.md` lists them.
-    public static let all: [ConfigurationKey] = [
+    public static let all: [ConfigurationKey] = serverKeys + mockKeys
+
+    static let serverKeys: [ConfigurationKey] = [
         .string("server.host", "127.0.0.1", "IPv4 or IPv6 literal to bind (`0.0.0.0` or `::` for all interfaces).") {
             $0.server.host = $1
         },

@@ -110,6 +110,14 @@ public struct ConfigurationLoader: Sendable {
             }
         case .stringList:
             value = .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+        case .object:
+            do {
+                value = try JSONParser().parse(Array(text.utf8))
+            } catch {
+                throw ConfigurationError(
+                    code: "invalid_value", key: path, message: "not a JSON object: \(error.description)", source: source
+                )
+            }
         }
         do {
             try key.apply(&configuration, value)

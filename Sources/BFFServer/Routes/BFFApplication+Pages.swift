@@ -20,6 +20,17 @@ extension BFFApplication {
     func serveNextPage(_ request: HTTPRequest) throws -> HTTPResponse {
         let snapshot = snapshot
         let pageID = request.pathParameters["pageID"] ?? ""
+        let cursor = try verifiedCursor(request, pageID: pageID)
+        let page = try lookUp(pageID, in: snapshot.catalog)
+        guard cursor.version == page.version else { throw ProblemDetails.cursorExpired }
+        guard let body = snapshot.chunkBody(page, cursor: cursor) else {
+            throw ProblemDetails.invalidCursor("the postback points past the end of the page")
+        }
+        return .prepared(body, headers: page.responseHeaders(locale: cursor.locale))
+    }
+
+    /// The verified cursor of a next-page request (query `postback` or body `{"postback"}`) for `pageID`.
+    func verifiedCursor(_ request: HTTPRequest, pageID: String) throws -> Cursor {
         guard PageID.isValid(pageID) else { throw ProblemDetails.invalidPageID(pageID) }
         let postback: String
         if request.method == .post {
@@ -46,12 +57,7 @@ extension BFFApplication {
         guard cursor.pageID == pageID else {
             throw ProblemDetails.invalidCursor("the postback belongs to page \"\(cursor.pageID)\", not \"\(pageID)\"")
         }
-        let page = try lookUp(pageID, in: snapshot.catalog)
-        guard cursor.version == page.version else { throw ProblemDetails.cursorExpired }
-        guard let body = snapshot.chunkBody(page, cursor: cursor) else {
-            throw ProblemDetails.invalidCursor("the postback points past the end of the page")
-        }
-        return .prepared(body, headers: page.responseHeaders(locale: cursor.locale))
+        return cursor
     }
 
     func lookUp(_ pageID: String, in catalog: PageCatalog) throws -> CatalogPage {

@@ -14,6 +14,8 @@ public final class BFFApplication: HTTPResponder {
     /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
     public let providers = PageProviders()
     let log: any BFFLogSink
+    /// Mock-backend state; `nil` in production (`mock.enabled` false): then nothing mock runs.
+    let mock: MockState?
     private let current: Mutex<CatalogSnapshot>
     private let ready = Atomic<Bool>(true)
     private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
@@ -35,9 +37,14 @@ public final class BFFApplication: HTTPResponder {
         self.cursors = cursors
         self.log = log
         current = Mutex(CatalogSnapshot(catalog: catalog, cursors: cursors))
+        mock =
+            configuration.mock.enabled
+            ? MockState(configuration: configuration.mock, diagnostics: catalog.diagnostics) : nil
         metrics.catalogLoaded(
             version: catalog.version, errors: catalog.diagnostics.filter { $0.diagnostic.severity == .error }.count)
-        router = makeRouter()
+        var routes = makeRouter()
+        if mock != nil { addMockRoutes(to: &routes) }
+        router = routes
     }
 
     /// The catalog being served.
@@ -64,6 +71,12 @@ public final class BFFApplication: HTTPResponder {
     // MARK: Responder
 
     public func respond(to request: HTTPRequest) throws -> HTTPReply {
+        if let mock { return try respondSimulating(request, mock: mock) }
+        return try serve(request)
+    }
+
+    /// Routes `request` with request id, metrics and access log.
+    func serve(_ request: HTTPRequest) throws -> HTTPReply {
         let start = DispatchTime.now().uptimeNanoseconds
         metrics.inFlight.add(1, ordering: .relaxed)
         defer { metrics.inFlight.subtract(1, ordering: .relaxed) }

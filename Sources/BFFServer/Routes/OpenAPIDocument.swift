@@ -12,7 +12,7 @@ enum OpenAPIDocument {
           "info": {
             "title": "flow-bff",
             "version": "1.0.0",
-            "description": "Server-driven UI backend-for-frontend: page envelopes, cursor pagination and api actions. The normative contract is docs/contract.md; envelope bodies are specified in full by the JSON Schemas in schema/.",
+            "description": "Server-driven UI backend-for-frontend: page envelopes, cursor pagination and api actions. The normative contract is docs/contract.md; envelope bodies are specified in full by the JSON Schemas in schema/. In mock mode (mock.enabled, docs/mock.md) the public routes also honour X-Flow-Mock (network simulation), X-Flow-Scenario or ?__scenario= (scenario variants) and X-Flow-Session or the flow_session cookie (per-session documents), and the /__admin routes exist; they answer loopback clients only unless mock.adminToken is set (then also Authorization: Bearer <token>).",
             "license": {
               "name": "Apache-2.0",
               "identifier": "Apache-2.0"
@@ -50,6 +50,15 @@ enum OpenAPIDocument {
                     "schema": {
                       "type": "string"
                     }
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowMock"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowScenario"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowSession"
                   }
                 ],
                 "responses": {
@@ -151,6 +160,12 @@ enum OpenAPIDocument {
                       "minLength": 1,
                       "maxLength": 2048
                     }
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowMock"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowSession"
                   }
                 ],
                 "responses": {
@@ -224,6 +239,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/RequestID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowMock"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowSession"
                   }
                 ],
                 "requestBody": {
@@ -342,6 +363,12 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/RequestID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowMock"
+                  },
+                  {
+                    "$ref": "#/components/parameters/FlowSession"
                   }
                 ],
                 "requestBody": {
@@ -513,6 +540,690 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/__admin/status": {
+              "get": {
+                "operationId": "adminStatus",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Mock status: catalog, reloads with diagnostics, sessions, journal",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminStatus"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/reload": {
+              "post": {
+                "operationId": "adminReload",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Reload pages/ now (broken files keep their last good version)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminStatus"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/reset": {
+              "post": {
+                "operationId": "adminReset",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Reset sessions, runtime fault rules, journal and the simulation counter (or one session)",
+                "parameters": [
+                  {
+                    "name": "session",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Reset only this session."
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminResult"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/scenarios": {
+              "get": {
+                "operationId": "adminScenarios",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Scenario names by page id",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminResult"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/faults": {
+              "get": {
+                "operationId": "adminFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Runtime and configured fault rules",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Faults"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "put": {
+                "operationId": "adminSetFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Replace the runtime fault rules (checked before the configured ones)",
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/FaultRules"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Faults"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid body (invalid_request, unknown_scenario, …)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "adminClearFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Remove the runtime fault rules",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Faults"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/sessions": {
+              "get": {
+                "operationId": "adminSessions",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Live sessions, most recently used first",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminResult"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/sessions/{sessionID}": {
+              "get": {
+                "operationId": "adminSession",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "One session",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Session"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "Unknown or expired session",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "put": {
+                "operationId": "adminSetSession",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Create a session and choose its scenarios",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "type": "object",
+                        "properties": {
+                          "scenarios": {
+                            "type": "object",
+                            "additionalProperties": {
+                              "type": "string"
+                            },
+                            "description": "Page id (or * for every page having it) → scenario."
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Session"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid body (invalid_request, unknown_scenario, …)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "adminResetSession",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Forget a session: its pages are the files' versions again",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminResult"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/journal": {
+              "get": {
+                "operationId": "adminJournal",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Recent requests, oldest first, with the number dropped",
+                "parameters": [
+                  {
+                    "name": "session",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "after",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "description": "Only entries with a larger sequence number."
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "description": "At most this many (the newest)."
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Journal"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "adminClearJournal",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Empty the journal",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/AdminResult"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__admin/echo": {
+              "get": {
+                "operationId": "adminEchoGet",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The request exactly as parsed (any method)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Echo"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "post": {
+                "operationId": "adminEchoPost",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The request exactly as parsed (any method)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Echo"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "put": {
+                "operationId": "adminEchoPut",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The request exactly as parsed (any method)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Echo"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "patch": {
+                "operationId": "adminEchoPatch",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The request exactly as parsed (any method)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Echo"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "adminEchoDelete",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The request exactly as parsed (any method)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Echo"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "options": {
+                "operationId": "adminEchoOptions",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The request exactly as parsed (any method)",
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Echo"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {
@@ -554,6 +1265,44 @@ enum OpenAPIDocument {
                 "description": "Picks the locale of a localized page (docs/contract.md § 18); unmatched ranges get the page's default locale.",
                 "schema": {
                   "type": "string"
+                }
+              },
+              "FlowMock": {
+                "name": "X-Flow-Mock",
+                "in": "header",
+                "required": false,
+                "description": "Mock mode only: network simulation for this request, e.g. `latency=200ms; fault=reset`, `latency=uniform(50ms,300ms)`, `status=429; retry-after=5`, `drip=64B/100ms`, `truncate=100B`, `empty`, `none` (docs/mock.md).",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "FlowScenario": {
+                "name": "X-Flow-Scenario",
+                "in": "header",
+                "required": false,
+                "description": "Mock mode only: serve the named scenario variant of the page (pages/<pageID>.<scenario>.json). Also the query parameter __scenario.",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
+                }
+              },
+              "FlowSession": {
+                "name": "X-Flow-Session",
+                "in": "header",
+                "required": false,
+                "description": "Mock mode only: the session whose documents and scenario choices apply (or the cookie flow_session).",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9._~-]{1,128}$"
+                }
+              },
+              "SessionID": {
+                "name": "sessionID",
+                "in": "path",
+                "required": true,
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[A-Za-z0-9._~-]{1,128}$"
                 }
               }
             },
@@ -922,6 +1671,344 @@ enum OpenAPIDocument {
                     "type": "string"
                   }
                 }
+              },
+              "AdminStatus": {
+                "type": "object",
+                "properties": {
+                  "mock": {
+                    "type": "boolean"
+                  },
+                  "catalogVersion": {
+                    "type": "string"
+                  },
+                  "directory": {
+                    "type": "string"
+                  },
+                  "pages": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "actions": {
+                    "type": "integer"
+                  },
+                  "scenarios": {
+                    "type": "integer"
+                  },
+                  "reload": {
+                    "type": "object",
+                    "properties": {
+                      "count": {
+                        "type": "integer",
+                        "description": "Reloads since start; changes on every reload."
+                      },
+                      "lastAt": {
+                        "type": "string",
+                        "format": "date-time"
+                      },
+                      "watch": {
+                        "enum": [
+                          "inotify+poll",
+                          "poll",
+                          "off"
+                        ]
+                      },
+                      "errors": {
+                        "type": "integer"
+                      },
+                      "keptLastGood": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        },
+                        "description": "Files with errors whose last good version is served."
+                      },
+                      "diagnostics": {
+                        "type": "array",
+                        "items": {
+                          "allOf": [
+                            {
+                              "$ref": "#/components/schemas/Diagnostic"
+                            },
+                            {
+                              "type": "object",
+                              "properties": {
+                                "file": {
+                                  "type": "string"
+                                }
+                              }
+                            }
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "simulation": {
+                    "type": "object",
+                    "properties": {
+                      "seed": {
+                        "type": "integer"
+                      },
+                      "counter": {
+                        "type": "integer"
+                      },
+                      "rules": {
+                        "type": "integer"
+                      }
+                    }
+                  },
+                  "sessions": {
+                    "type": "object",
+                    "properties": {
+                      "count": {
+                        "type": "integer"
+                      },
+                      "cap": {
+                        "type": "integer"
+                      },
+                      "evicted": {
+                        "type": "integer"
+                      },
+                      "expired": {
+                        "type": "integer"
+                      }
+                    }
+                  },
+                  "journal": {
+                    "type": "object",
+                    "properties": {
+                      "capacity": {
+                        "type": "integer"
+                      },
+                      "count": {
+                        "type": "integer"
+                      },
+                      "recorded": {
+                        "type": "integer"
+                      },
+                      "dropped": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                },
+                "required": [
+                  "mock"
+                ]
+              },
+              "FaultRules": {
+                "type": "object",
+                "additionalProperties": {
+                  "type": "string"
+                },
+                "description": "Route pattern ([METHOD ]/path, * matches anything) → spec in the X-Flow-Mock syntax; first match wins."
+              },
+              "Faults": {
+                "type": "object",
+                "properties": {
+                  "seed": {
+                    "type": "integer"
+                  },
+                  "counter": {
+                    "type": "integer"
+                  },
+                  "runtime": {
+                    "$ref": "#/components/schemas/FaultRules"
+                  },
+                  "configured": {
+                    "$ref": "#/components/schemas/FaultRules"
+                  }
+                }
+              },
+              "Session": {
+                "type": "object",
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "scenarios": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "string"
+                    }
+                  },
+                  "changedPages": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "actions": {
+                    "type": "integer"
+                  }
+                },
+                "required": [
+                  "id"
+                ]
+              },
+              "JournalEntry": {
+                "type": "object",
+                "properties": {
+                  "sequence": {
+                    "type": "integer"
+                  },
+                  "time": {
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "method": {
+                    "type": "string"
+                  },
+                  "target": {
+                    "type": "string"
+                  },
+                  "headers": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "minItems": 2,
+                      "maxItems": 2
+                    },
+                    "description": "In order; Authorization redacted."
+                  },
+                  "bodyBytes": {
+                    "type": "integer"
+                  },
+                  "bodySHA256": {
+                    "type": "string",
+                    "description": "First 16 hex digits; empty without a body."
+                  },
+                  "status": {
+                    "type": "integer",
+                    "description": "0 when a fault sent no response."
+                  },
+                  "session": {
+                    "type": "string"
+                  },
+                  "scenario": {
+                    "type": "string"
+                  },
+                  "faults": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "problem": {
+                    "type": "string"
+                  },
+                  "detail": {
+                    "type": "string",
+                    "description": "A 404's near miss: Did you mean …?"
+                  }
+                },
+                "required": [
+                  "sequence",
+                  "method",
+                  "target",
+                  "status"
+                ]
+              },
+              "Journal": {
+                "type": "object",
+                "properties": {
+                  "capacity": {
+                    "type": "integer"
+                  },
+                  "count": {
+                    "type": "integer"
+                  },
+                  "recorded": {
+                    "type": "integer"
+                  },
+                  "dropped": {
+                    "type": "integer"
+                  },
+                  "entries": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/JournalEntry"
+                    }
+                  }
+                },
+                "required": [
+                  "capacity",
+                  "count",
+                  "dropped",
+                  "entries"
+                ]
+              },
+              "Echo": {
+                "type": "object",
+                "properties": {
+                  "method": {
+                    "type": "string"
+                  },
+                  "target": {
+                    "type": "string"
+                  },
+                  "path": {
+                    "type": "string"
+                  },
+                  "query": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "version": {
+                    "type": "string"
+                  },
+                  "headers": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "minItems": 2,
+                      "maxItems": 2
+                    }
+                  },
+                  "trailers": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      },
+                      "minItems": 2,
+                      "maxItems": 2
+                    }
+                  },
+                  "bodyBytes": {
+                    "type": "integer"
+                  },
+                  "body": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "The body as UTF-8, null when it is not UTF-8."
+                  },
+                  "bodyBase64": {
+                    "type": "string"
+                  },
+                  "remoteAddress": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "AdminResult": {
+                "type": "object",
+                "description": "A small confirmation such as {\"reset\": \"all\"}."
               }
             }
           }

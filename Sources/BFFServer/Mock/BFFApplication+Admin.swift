@@ -1,0 +1,329 @@
+import Foundation
+import HTTPCore
+import PageModel
+
+/// The admin API under `/__admin` (mock mode only; `docs/mock.md`, `docs/openapi.json`). Matched on the raw,
+/// undecoded path, so no encoding of a public path reaches it; answered to loopback peers, or to peers with the
+/// configured bearer token.
+extension BFFApplication {
+    static let adminForbidden = ProblemDetails(
+        status: 403, code: "admin_forbidden", title: "Forbidden",
+        detail:
+            "The admin API answers loopback clients only, or clients sending Authorization: Bearer <mock.adminToken>.")
+
+    func addAdminRoutes(to router: inout Router) {
+        router.get("/__admin/status", admin("admin.status") { _ in self.adminStatus() })
+        router.post(
+            "/__admin/reload",
+            admin("admin.reload") { _ in
+                self.reloadPages()
+                return self.adminStatus()
+            })
+        router.post("/__admin/reset", admin("admin.reset", adminReset))
+        router.get("/__admin/scenarios", admin("admin.scenarios") { _ in self.adminScenarios() })
+        router.get("/__admin/faults", admin("admin.faults") { _ in self.adminFaults() })
+        router.put("/__admin/faults", admin("admin.faults", adminSetFaults))
+        router.delete(
+            "/__admin/faults",
+            admin("admin.faults") { _ in
+                self.mock?.runtimeRules.withLock { $0 = [] }
+                return self.adminFaults()
+            })
+        router.get("/__admin/sessions", admin("admin.sessions") { _ in self.adminSessions() })
+        router.get("/__admin/sessions/{sessionID}", admin("admin.session", adminSession))
+        router.put("/__admin/sessions/{sessionID}", admin("admin.session", adminSetSession))
+        router.delete("/__admin/sessions/{sessionID}", admin("admin.session", adminResetSession))
+        router.get("/__admin/journal", admin("admin.journal", adminJournal))
+        router.delete(
+            "/__admin/journal",
+            admin("admin.journal") { _ in
+                self.mock?.journal.clear()
+                return Self.adminJSON(["cleared": true])
+            })
+        for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
+            router.add(method, "/__admin/echo", admin("admin.echo") { Self.echo($0) })
+        }
+    }
+
+    /// Labels an admin handler's route and refuses peers that may not use the admin API.
+    func admin(_ name: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) -> Router.Handler {
+        route(name) { request in
+            guard
+                AdminAccess.allows(
+                    remoteAddress: request.remoteAddress, authorization: request.headers["Authorization"],
+                    token: self.configuration.mock.adminToken)
+            else { throw Self.adminForbidden }
+            return try handler(request)
+        }
+    }
+
+    static func adminJSON(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
+        .json(JSONWriter().write(value), status: status, headers: ["Cache-Control": "no-store"])
+    }
+
+    static func time(_ seconds: Double) -> JSONValue {
+        .string(Date(timeIntervalSince1970: seconds).formatted(.iso8601))
+    }
+
+    // MARK: Status, reload, reset
+
+    func adminStatus() -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        let catalog = catalog
+        let reload = mock.reloadStatus.withLock { $0 }
+        let sessions = mock.sessions.statistics
+        let journal = mock.journal.entries(limit: 0)
+        let errors = reload.diagnostics.filter { $0.diagnostic.severity == .error }
+        let diagnostics: [JSONValue] = reload.diagnostics.map { finding in
+            var object = finding.diagnostic.json.objectValue ?? JSONObject()
+            object["file"] = .string(finding.file)
+            return .object(object)
+        }
+        return Self.adminJSON([
+            "mock": true,
+            "catalogVersion": .string(catalog.version),
+            "directory": .string(configuration.pages.directory),
+            "pages": .array(catalog.pageIDs.map { .string($0) }),
+            "actions": .number(Double(catalog.actions.count)),
+            "scenarios": .number(Double(catalog.scenarios.values.reduce(0) { $0 + $1.count })),
+            "reload": [
+                "count": .number(Double(reload.count)),
+                "lastAt": Self.time(reload.lastAt),
+                "watch": .string(reload.watcher),
+                "errors": .number(Double(errors.count)),
+                "keptLastGood": .array(reload.kept.map { .string($0) }),
+                "diagnostics": .array(diagnostics),
+            ],
+            "simulation": [
+                "seed": .number(Double(mock.plan.seed)),
+                "counter": .number(Double(mock.counter.load(ordering: .relaxed))),
+                "rules": .number(Double(mock.runtimeRules.withLock { $0.count } + mock.configuration.faults.count)),
+            ],
+            "sessions": [
+                "count": .number(Double(sessions.count)), "cap": .number(Double(mock.configuration.sessionCap)),
+                "evicted": .number(Double(sessions.evicted)), "expired": .number(Double(sessions.expired)),
+            ],
+            "journal": [
+                "capacity": .number(Double(mock.journal.capacity)), "count": .number(Double(mock.journal.count)),
+                "recorded": .number(Double(journal.recorded)), "dropped": .number(Double(journal.dropped)),
+            ],
+        ])
+    }
+
+    /// `POST /__admin/reset[?session=ID]`: every session (or one), runtime fault rules, the journal and the
+    /// simulation counter (so the seed replays from the start).
+    func adminReset(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        if let session = request.queryItem("session") {
+            return Self.adminJSON(["reset": .string(session), "existed": .bool(mock.sessions.remove(session))])
+        }
+        mock.sessions.removeAll()
+        mock.runtimeRules.withLock { $0 = [] }
+        mock.journal.clear()
+        mock.counter.store(0, ordering: .relaxed)
+        return Self.adminJSON(["reset": "all"])
+    }
+
+    // MARK: Scenarios and faults
+
+    func adminScenarios() -> HTTPResponse {
+        var pages = JSONObject()
+        for (pageID, scenarios) in catalog.scenarios.sorted(by: { $0.key < $1.key }) {
+            pages[pageID] = .array(scenarios.keys.sorted().map { .string($0) })
+        }
+        return Self.adminJSON(["pages": .object(pages)])
+    }
+
+    func adminFaults() -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        func object(_ rules: [FaultRule]) -> JSONValue {
+            .object(JSONObject(rules.map { JSONObject.Member(key: $0.pattern, value: .string($0.spec.description)) }))
+        }
+        return Self.adminJSON([
+            "seed": .number(Double(mock.plan.seed)),
+            "counter": .number(Double(mock.counter.load(ordering: .relaxed))),
+            "runtime": object(mock.runtimeRules.withLock { $0 }),
+            "configured": object(mock.configuration.faults),
+        ])
+    }
+
+    /// `PUT /__admin/faults` with `{"<[METHOD ]/path*>": "<spec>", …}` replaces the runtime rules (checked
+    /// before the configured ones, in body order).
+    func adminSetFaults(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        guard case .object(let object) = try jsonBody(of: request) else {
+            throw ProblemDetails.invalidRequest(
+                .root, "The body maps route patterns to specs: {\"/v1/pages/*\": \"latency=200ms\"}.")
+        }
+        var rules: [FaultRule] = []
+        for member in object.members {
+            guard case .string(let text) = member.value else {
+                throw ProblemDetails.invalidRequest(JSONPointer.root / member.key, "The spec is a string.")
+            }
+            do {
+                rules.append(try FaultRule(pattern: member.key, spec: FaultSpec.parse(text)))
+            } catch {
+                throw ProblemDetails.invalidRequest(JSONPointer.root / member.key, error.message)
+            }
+        }
+        mock.runtimeRules.withLock { $0 = rules }
+        return adminFaults()
+    }
+
+    // MARK: Sessions
+
+    static func sessionJSON(_ session: MockSession) -> JSONValue {
+        var scenarios = JSONObject()
+        for (page, name) in session.scenarios.sorted(by: { $0.key < $1.key }) { scenarios[page] = .string(name) }
+        return [
+            "id": .string(session.id),
+            "scenarios": .object(scenarios),
+            "changedPages": .array(session.changedPageIDs.map { .string($0) }),
+            "actions": .number(Double(session.actionCount)),
+        ]
+    }
+
+    func adminSessions() -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        let statistics = mock.sessions.statistics
+        return Self.adminJSON([
+            "sessions": .array(mock.sessions.sessions.map(Self.sessionJSON)),
+            "count": .number(Double(statistics.count)), "cap": .number(Double(mock.configuration.sessionCap)),
+            "evicted": .number(Double(statistics.evicted)), "expired": .number(Double(statistics.expired)),
+        ])
+    }
+
+    func sessionParameter(_ request: HTTPRequest) throws -> String {
+        let id = request.pathParameters["sessionID"] ?? ""
+        guard SessionID.isValid(id) else {
+            throw ProblemDetails(
+                status: 400, code: "invalid_session", title: "Invalid session",
+                detail: "Session ids match \(SessionID.pattern).")
+        }
+        return id
+    }
+
+    func adminSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        let id = try sessionParameter(request)
+        guard let session = mock?.sessions.session(id) else {
+            throw ProblemDetails(
+                status: 404, code: "unknown_session", title: "Unknown session",
+                detail: "There is no session \"\(id)\" (it never sent a request, was reset, or expired).")
+        }
+        return Self.adminJSON(Self.sessionJSON(session))
+    }
+
+    /// `PUT /__admin/sessions/{id}` with `{"scenarios": {"cart": "empty", "*": "error"}}` creates the session
+    /// if needed and replaces its scenario choices (`*` = every page that has that scenario).
+    func adminSetSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        let id = try sessionParameter(request)
+        let body = try jsonBody(of: request)
+        var scenarios: [String: String] = [:]
+        if let value = body["scenarios"] {
+            guard case .object(let object) = value else {
+                throw ProblemDetails.invalidRequest("/scenarios", "scenarios maps page ids (or *) to scenario names.")
+            }
+            let catalog = catalog
+            for member in object.members {
+                let path = JSONPointer("/scenarios") / member.key
+                guard case .string(let name) = member.value else {
+                    throw ProblemDetails.invalidRequest(path, "A scenario name is a string.")
+                }
+                if member.key == "*" {
+                    guard catalog.scenarios.values.contains(where: { $0[name] != nil }) else {
+                        throw Self.unknownScenario(name, path: path, among: catalog.scenarios.values.flatMap(\.keys))
+                    }
+                } else {
+                    guard catalog.pages[member.key] != nil else {
+                        throw ProblemDetails.pageNotFound(
+                            member.key, suggestion: NearMiss.closest(to: member.key, among: catalog.pages.keys))
+                    }
+                    guard catalog.scenarios[member.key]?[name] != nil else {
+                        throw Self.unknownScenario(
+                            name, path: path, among: catalog.scenarios[member.key].map { Array($0.keys) } ?? [])
+                    }
+                }
+                scenarios[member.key] = name
+            }
+        } else if case .object(let object) = body, !object.isEmpty {
+            throw ProblemDetails.invalidRequest(.root, "The body is {\"scenarios\": {\"<pageID>|*\": \"<scenario>\"}}.")
+        }
+        let session = mock.sessions.update(id) { session in
+            session.scenarios = scenarios
+            return session
+        }
+        return Self.adminJSON(Self.sessionJSON(session))
+    }
+
+    static func unknownScenario(_ name: String, path: JSONPointer, among names: some Sequence<String>) -> ProblemDetails
+    {
+        let hint = NearMiss.closest(to: name, among: names).map { " Did you mean \"\($0)\"?" } ?? ""
+        return ProblemDetails(
+            status: 400, code: "unknown_scenario", title: "Unknown scenario",
+            detail: "There is no scenario \"\(name)\" here.\(hint) GET /__admin/scenarios lists them.",
+            path: path.string)
+    }
+
+    /// `DELETE /__admin/sessions/{id}`: forgets the session; its pages are the files' versions again.
+    func adminResetSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        let id = try sessionParameter(request)
+        return Self.adminJSON(["reset": .string(id), "existed": .bool(mock?.sessions.remove(id) ?? false)])
+    }
+
+    // MARK: Journal and echo
+
+    /// `GET /__admin/journal?session=&after=&limit=`: recent requests, oldest first.
+    func adminJournal(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let mock else { return Self.adminJSON(["mock": false]) }
+        let after = request.queryItem("after").flatMap { UInt64($0) } ?? 0
+        let limit = request.queryItem("limit").flatMap { Int($0) }.map { max($0, 0) } ?? .max
+        let page = mock.journal.entries(session: request.queryItem("session"), after: after, limit: limit)
+        return Self.adminJSON([
+            "capacity": .number(Double(mock.journal.capacity)),
+            "count": .number(Double(mock.journal.count)),
+            "recorded": .number(Double(page.recorded)),
+            "dropped": .number(Double(page.dropped)),
+            "entries": .array(page.entries.map(Self.entryJSON)),
+        ])
+    }
+
+    static func entryJSON(_ entry: JournalEntry) -> JSONValue {
+        let value: JSONValue = [
+            "sequence": .number(Double(entry.sequence)),
+            "time": time(entry.time),
+            "method": .string(entry.method),
+            "target": .string(entry.target),
+            "headers": .array(entry.headers.map { [.string($0.name), .string($0.value)] }),
+            "bodyBytes": .number(Double(entry.bodyBytes)),
+            "bodySHA256": .string(entry.bodyDigest),
+            "status": .number(Double(entry.status)),
+            "faults": .array(entry.faults.map { .string($0) }),
+        ]
+        var object = value.objectValue!
+        if let session = entry.session { object["session"] = .string(session) }
+        if let scenario = entry.scenario { object["scenario"] = .string(scenario) }
+        if let code = entry.problemCode { object["problem"] = .string(code) }
+        if let detail = entry.detail { object["detail"] = .string(detail) }
+        return .object(object)
+    }
+
+    /// `/__admin/echo` (any method): the request exactly as parsed.
+    static func echo(_ request: HTTPRequest) -> HTTPResponse {
+        let value: JSONValue = [
+            "method": .string(request.method.rawValue),
+            "target": .string(request.target),
+            "path": .string(request.path),
+            "query": request.query.map { .string($0) } ?? .null,
+            "version": .string(request.version.description),
+            "headers": .array(request.headers.map { [.string($0.name), .string($0.value)] }),
+            "trailers": .array(request.trailers.map { [.string($0.name), .string($0.value)] }),
+            "bodyBytes": .number(Double(request.body.count)),
+            "body": String(validating: request.body, as: UTF8.self).map { .string($0) } ?? .null,
+            "bodyBase64": .string(Data(request.body).base64EncodedString()),
+        ]
+        var object = value.objectValue!
+        object["remoteAddress"] = request.remoteAddress.map { .string($0) } ?? .null
+        return adminJSON(.object(object))
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A route rule of the network simulation: requests whose method and raw path match get ``spec``.
+///
+/// `pattern` is `[METHOD ]PATH` where `*` in the path matches any run of characters (including `/`):
+/// `/v1/pages/feed`, `/v1/pages/*`, `POST /v1/actions/cart.*`.
+public struct FaultRule: Sendable, Hashable {
+    public var pattern: String
+    public var spec: FaultSpec
+    let method: String?
+    let path: String
+
+    public init(pattern: String, spec: FaultSpec) throws(FaultSpecError) {
+        let parts = pattern.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
+        if parts.count == 2 {
+            method = parts[0].uppercased()
+            path = parts[1].trimmingCharacters(in: .whitespaces)
+        } else {
+            method = nil
+            path = parts.first ?? ""
+        }
+        guard path.hasPrefix("/") else {
+            throw FaultSpecError("route pattern \"\(pattern)\" must be [METHOD ]/path, e.g. /v1/pages/*")
+        }
+        self.pattern = pattern
+        self.spec = spec
+    }
+
+    public func matches(method: String, path: String) -> Bool {
+        if let expected = self.method, expected != method { return false }
+        return Self.glob(Array(self.path.utf8)[...], Array(path.utf8)[...])
+    }
+
+    static func glob(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
+        var p = pattern.startIndex
+        var t = text.startIndex
+        var star: Int?
+        var resume = t
+        while t < text.endIndex {
+            if p < pattern.endIndex, pattern[p] == UInt8(ascii: "*") {
+                star = p
+                p += 1
+                resume = t
+            } else if p < pattern.endIndex, pattern[p] == text[t] {
+                p += 1
+                t += 1
+            } else if let star {
+                p = star + 1
+                resume += 1
+                t = resume
+            } else {
+                return false
+            }
+        }
+        while p < pattern.endIndex, pattern[p] == UInt8(ascii: "*") { p += 1 }
+        return p == pattern.endIndex
+    }
+}
+
+/// What the simulation does to one request.
+public struct FaultDecision: Sendable, Hashable {
+    /// Whole milliseconds to wait before answering (0 = none).
+    public var latencyMs: Int
+    public var fault: FaultSpec.Fault?
+
+    public init(latencyMs: Int = 0, fault: FaultSpec.Fault? = nil) {
+        self.latencyMs = latencyMs
+        self.fault = fault
+    }
+
+    public var isNone: Bool { latencyMs == 0 && fault == nil }
+
+    /// For the journal and the `X-Flow-Mock-Applied` header: `latency=137ms`, `reset`, `status=429`, ….
+    public var labels: [String] {
+        var labels: [String] = []
+        if latencyMs > 0 { labels.append("latency=\(latencyMs)ms") }
+        if let fault { labels.append(fault.name) }
+        return labels
+    }
+}
+
+/// Pure decisions of the network simulation: the seed and the request's sequence number fix every random draw,
+/// so the same seed replays the same latencies and faults in the same order.
+public struct FaultPlan: Sendable {
+    public var seed: UInt64
+
+    public init(seed: UInt64) { self.seed = seed }
+
+    /// The decision for the `counter`-th simulated request under `spec`.
+    public func decide(counter: UInt64, spec: FaultSpec) -> FaultDecision {
+        guard !spec.isNone else { return FaultDecision() }
+        var random = SplitMix64(seed: seed ^ (counter &* 0xD1B5_4A32_D192_ED03))
+        _ = random.next()
+        let latency = spec.latency.map { Int($0.sample(&random).rounded()) } ?? 0
+        let roll = random.nextUnit()
+        return FaultDecision(latencyMs: latency, fault: roll < spec.rate ? spec.fault : nil)
+    }
+
+    /// The spec for a request: the header's when present, else the first matching runtime rule, else the first
+    /// matching configured rule.
+    public static func spec(
+        header: FaultSpec?, method: String, path: String, runtime: [FaultRule], configured: [FaultRule]
+    ) -> FaultSpec? {
+        if let header { return header }
+        if let rule = runtime.first(where: { $0.matches(method: method, path: path) }) { return rule.spec }
+        return configured.first { $0.matches(method: method, path: path) }?.spec
+    }
+}

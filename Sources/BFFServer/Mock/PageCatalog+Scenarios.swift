@@ -1,0 +1,166 @@
+import Foundation
+import PageModel
+
+/// A named variant of a page (`pages/<pageID>.<scenario>.json`), served instead of the page in mock mode when a
+/// request or session chooses it: another page document (`empty`, `long`, …) or a problem answer (`error`,
+/// `logged-out`, …).
+public struct CatalogScenario: Sendable {
+    public enum Content: Sendable {
+        /// A page served with the usual pagination, cursors (bound to this variant's version) and ETag.
+        case page(CatalogPage)
+        /// A problem+json answer with its status.
+        case problem(ProblemDetails)
+    }
+
+    public var name: String
+    public var pageID: String
+    public var content: Content
+    /// The file it came from, relative to the pages directory.
+    public var file: String
+
+    /// `cart.empty.json` → (`cart`, `empty`); both parts follow the page-id rule.
+    public static func parse(fileName: String) -> (pageID: String, scenario: String)? {
+        guard fileName.hasSuffix(".json") else { return nil }
+        let parts = fileName.dropLast(5).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, PageID.isValid(parts[0]), PageID.isValid(parts[1]) else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+
+    static func isScenarioFileName(_ name: String) -> Bool { parse(fileName: name) != nil }
+}
+
+extension PageCatalog {
+    /// Loads scenario files after the pages: each must belong to a page file in the directory, hold a page with
+    /// that page's id (and no actions of its own) or a problem document, and reference only declared actions and
+    /// pages.
+    mutating func addScenarios(
+        directory: String, names: [String], defaults: BFFConfiguration.Pages, catalog: WidgetCatalog
+    ) {
+        let pageFiles = Set(
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
+                $0.hasSuffix(".json") && !CatalogScenario.isScenarioFileName($0)
+            })
+        for name in names {
+            guard let (pageID, scenario) = CatalogScenario.parse(fileName: name) else { continue }
+            var found: [Diagnostic] = []
+            defer { diagnostics += found.map { FileDiagnostic(file: name, diagnostic: $0) } }
+            guard pageFiles.contains(pageID + ".json") else {
+                found.append(
+                    .error(
+                        "scenario_without_page", .root,
+                        "scenario \"\(scenario)\" belongs to page \"\(pageID)\", but there is no \(pageID).json"))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+                found.append(.error("unreadable_file", .root, "cannot read the file"))
+                continue
+            }
+            let bytes = Array(data)
+            if let problem = Self.scenarioProblem(bytes, diagnostics: &found) {
+                guard !found.containsErrors else { continue }
+                scenarios[pageID, default: [:]][scenario] = CatalogScenario(
+                    name: scenario, pageID: pageID, content: .problem(problem), file: name)
+                continue
+            }
+            let file = PageFile(bytes: bytes, file: name, expectedID: pageID, defaults: defaults, catalog: catalog)
+            found += file.diagnostics
+            if !file.actions.isEmpty {
+                found.append(
+                    .error(
+                        "scenario_declares_actions", "/server/actions",
+                        "scenario files declare no actions; declare them in \(pageID).json"))
+            }
+            guard let page = file.page else { continue }
+            found += Self.checkReferences(
+                page.page, actions: [], pages: Set(pages.keys), actionNames: Set(actions.keys))
+            guard !found.containsErrors else { continue }
+            scenarios[pageID, default: [:]][scenario] = CatalogScenario(
+                name: scenario, pageID: pageID, content: .page(page), file: name)
+        }
+    }
+
+    /// A scenario file without `kind` and with a numeric `status` is a problem document:
+    /// `{"status": 401, "code": "unauthenticated", "title": "Signed out", "detail": "…"}`.
+    static func scenarioProblem(_ bytes: [UInt8], diagnostics: inout [Diagnostic]) -> ProblemDetails? {
+        guard case .object(let root)? = try? JSONParser(maximumDepth: 64).parse(bytes), root["kind"] == nil,
+            root["status"] != nil
+        else { return nil }
+        guard let status = root["status"]?.intValue, (400...599).contains(status) else {
+            diagnostics.append(.error("invalid_problem", "/status", "status is an HTTP error status 400–599"))
+            return nil
+        }
+        guard case .string(let code)? = root["code"], !code.isEmpty else {
+            diagnostics.append(.error("invalid_problem", "/code", "code is a non-empty string"))
+            return nil
+        }
+        let title = root["title"]?.stringValue ?? "Scenario \(code)"
+        let detail = root["detail"]?.stringValue ?? ""
+        return ProblemDetails(status: status, code: code, title: title, detail: detail)
+    }
+
+    /// The result of ``keepingLastGood(from:keepingDeleted:)``.
+    public struct LastGoodMerge: Sendable {
+        public var catalog: PageCatalog
+        /// Files with errors whose last good version is served.
+        public var kept: [String]
+        /// Files gone from the directory whose page is still served (deletion not yet confirmed).
+        public var pendingDeletion: [String]
+    }
+
+    /// This (freshly loaded) catalog, with every page and scenario whose file now has an error replaced by its
+    /// last good version from `previous`, together with the api actions that page declared. Pure.
+    ///
+    /// - Parameter keepingDeleted: also keep pages and scenarios whose file is gone (an editor saving by delete and
+    ///   recreate); the caller confirms the deletion with a later merge that passes `false`.
+    /// - Returns: the merged catalog, the files kept at their last good version and the pending deletions. An
+    ///   unreadable directory keeps everything.
+    public func keepingLastGood(from previous: PageCatalog, keepingDeleted: Bool = false) -> LastGoodMerge {
+        var merged = self
+        if diagnostics.contains(where: { $0.diagnostic.code == "missing_directory" }) {
+            merged.pages = previous.pages
+            merged.actions = previous.actions
+            merged.scenarios = previous.scenarios
+            return LastGoodMerge(catalog: merged, kept: previous.pages.values.map(\.file).sorted(), pendingDeletion: [])
+        }
+        var kept: [String] = []
+        var pending: [String] = []
+        let broken = Set(diagnostics.filter { $0.diagnostic.severity == .error }.map(\.file))
+        let present = Set(diagnostics.map(\.file)).union(pages.values.map(\.file)).union(
+            scenarios.values.flatMap { $0.values.map(\.file) })
+        func keepPage(_ pageID: String) -> Bool {
+            guard merged.pages[pageID] == nil, let old = previous.pages[pageID] else { return false }
+            merged.pages[pageID] = old
+            for (name, action) in previous.actions where action.pageID == pageID && merged.actions[name] == nil {
+                merged.actions[name] = action
+            }
+            return true
+        }
+        func keepScenario(_ pageID: String, _ name: String) -> Bool {
+            guard merged.scenarios[pageID]?[name] == nil, let old = previous.scenarios[pageID]?[name] else {
+                return false
+            }
+            merged.scenarios[pageID, default: [:]][name] = old
+            return true
+        }
+        for file in broken.sorted() {
+            if let (pageID, scenario) = CatalogScenario.parse(fileName: file) {
+                if keepScenario(pageID, scenario) { kept.append(file) }
+            } else if file.hasSuffix(".json"), keepPage(String(file.dropLast(5))) {
+                kept.append(file)
+            }
+        }
+        if keepingDeleted {
+            for (pageID, page) in previous.pages.sorted(by: { $0.key < $1.key })
+            where !page.file.isEmpty && !present.contains(page.file) && keepPage(pageID) {
+                pending.append(page.file)
+            }
+            for (pageID, variants) in previous.scenarios.sorted(by: { $0.key < $1.key }) {
+                for (name, scenario) in variants.sorted(by: { $0.key < $1.key })
+                where !present.contains(scenario.file) && keepScenario(pageID, name) {
+                    pending.append(scenario.file)
+                }
+            }
+        }
+        return LastGoodMerge(catalog: merged, kept: kept, pendingDeletion: pending)
+    }
+}

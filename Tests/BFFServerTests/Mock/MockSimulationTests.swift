@@ -1,0 +1,170 @@
+import BFFServer
+import BFFTesting
+import Foundation
+import PageModel
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Network simulation observed from real clients: a raw socket and URLSession.
+@Suite struct MockSimulationTests {
+    @Test func resetIsAConnectionResetForBothClients() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: reset"]))
+            #expect(raw.bytes.isEmpty)
+            #expect(raw.error == ECONNRESET)
+            let viaURLSession = await fetch(server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "fault=reset"])
+            #expect(throws: (any Error).self) { try viaURLSession.get() }
+        }
+    }
+
+    @Test func emptyClosesWithoutAResponse() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: empty"]))
+            #expect(raw.bytes.isEmpty)
+            #expect(raw.error == nil, "an orderly close, not a reset")
+            let viaURLSession = await fetch(server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "empty"])
+            #expect(throws: (any Error).self) { try viaURLSession.get() }
+        }
+    }
+
+    @Test func truncateAnnouncesTheFullLengthAndSendsLess() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: truncate=100B"]))
+            let text = raw.text
+            let headEnd = try #require(text.range(of: "\r\n\r\n"))
+            let head = text[..<headEnd.lowerBound].lowercased()
+            let length = try #require(
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }.flatMap {
+                    Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces))
+                })
+            #expect(length > 100)
+            #expect(raw.bytes.count - (text.utf8.distance(from: text.startIndex, to: headEnd.upperBound)) == 100)
+            let viaURLSession = await fetch(
+                server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "truncate=100B"])
+            #expect(throws: (any Error).self) { try viaURLSession.get() }
+        }
+    }
+
+    @Test func dripSpreadsTheResponseOverTime() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let plain = try rawExchange(port: server.port, closingGET("/v1/pages/home"))
+            let raw = try rawExchange(
+                port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: drip=512B/40ms"]))
+            let chunks = (raw.bytes.count + 511) / 512
+            #expect(chunks >= 4)
+            let spread = try #require(raw.lastByte) - (try #require(raw.firstByte))
+            #expect(spread >= Double(chunks - 1) * 0.040 * 0.9, "\(chunks) chunks in \(spread) s")
+            #expect(raw.reads >= 2)
+            let body = { (bytes: [UInt8]) in
+                String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n\r\n").dropFirst().joined()
+            }
+            #expect(body(raw.bytes) == body(plain.bytes), "the whole body arrives, just slowly")
+            let started = Date()
+            let viaURLSession = try await fetch(
+                server.baseURL + "/v1/pages/empty", headers: ["X-Flow-Mock": "drip=64B/30ms"]
+            ).get()
+            #expect(viaURLSession.1.statusCode == 200)
+            #expect(Date().timeIntervalSince(started) >= 0.1)
+        }
+    }
+
+    @Test func statusFaultsAndRetryAfter() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let (body, tooMany) = try await fetch(
+                server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "status=429; retry-after=5"]
+            ).get()
+            #expect(tooMany.statusCode == 429)
+            #expect(tooMany.value(forHTTPHeaderField: "Retry-After") == "5")
+            #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"simulated_fault\""))
+            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: status=503"]))
+            #expect(raw.text.hasPrefix("HTTP/1.1 503 "))
+            let bad = try HTTPTestClient(port: server.port).get(
+                "/v1/pages/home", headers: [("X-Flow-Mock", "latency=soon")])
+            #expect(bad.status == 400)
+            #expect(bad.text.contains("invalid_mock_header"))
+        }
+    }
+
+    @Test func latencyIsAppliedWithoutBlockingOtherRequests() async throws {
+        var configuration = mockConfiguration()
+        configuration.server.workers = 1
+        try await withTestServer(configuration: configuration) { server in
+            let started = Date()
+            async let slow = fetch(server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "latency=400ms"])
+            // With one worker thread, a blocking delay would hold these up too.
+            let http = HTTPTestClient(port: server.port)
+            for _ in 0..<20 { #expect(try http.get("/healthz").status == 200) }
+            let fastDone = Date().timeIntervalSince(started)
+            let (_, response) = try await slow.get()
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "X-Flow-Mock-Applied") == "latency=400ms")
+            #expect(Date().timeIntervalSince(started) >= 0.4)
+            #expect(fastDone < 0.4, "other requests were not held up (\(fastDone) s)")
+        }
+    }
+
+    @Test func theSameSeedGivesTheSameLatencySequence() async throws {
+        let spec = "latency=uniform(1ms,30ms)"
+        func sequence(seed: UInt64) async throws -> [String] {
+            try await withTestServer(configuration: mockConfiguration { $0.seed = seed }) { server in
+                let http = HTTPTestClient(port: server.port)
+                return try (0..<12).map { _ in
+                    try http.get("/v1/pages/home", headers: [("X-Flow-Mock", spec)]).header("X-Flow-Mock-Applied")
+                        ?? ""
+                }
+            }
+        }
+        let first = try await sequence(seed: 9)
+        let second = try await sequence(seed: 9)
+        let other = try await sequence(seed: 10)
+        #expect(first == second)
+        #expect(first != other)
+        let expected = try (0..<12).map {
+            "latency=\(FaultPlan(seed: 9).decide(counter: UInt64($0), spec: try FaultSpec.parse(spec)).latencyMs)ms"
+        }
+        #expect(first == expected)
+    }
+
+    @Test func routeRulesFromConfigurationAndTheAdminAPI() async throws {
+        let configured = try FaultRule(pattern: "GET /v1/pages/feed", spec: FaultSpec.parse("status=503"))
+        try await withTestServer(configuration: mockConfiguration { $0.faults = [configured] }) { server in
+            let http = HTTPTestClient(port: server.port)
+            #expect(try http.get("/v1/pages/feed").status == 503)
+            #expect(try http.get("/v1/pages/home").status == 200)
+            #expect(try http.get("/v1/pages/feed", headers: [("X-Flow-Mock", "none")]).status == 200)
+            let put = try http.request(
+                "PUT", "/__admin/faults", headers: [("Content-Type", "application/json")],
+                body: Array(#"{"/v1/pages/h*": "status=500", "/v1/pages/feed": "latency=1ms"}"#.utf8))
+            #expect(put.status == 200)
+            #expect(try json(put)["runtime"]?["/v1/pages/h*"] == "status=500")
+            #expect(try http.get("/v1/pages/home").status == 500)
+            #expect(try http.get("/v1/pages/feed").status == 200, "runtime rules come before configured ones")
+            let invalid = try http.request(
+                "PUT", "/__admin/faults", body: Array(#"{"/v1/pages/*": "status=200"}"#.utf8))
+            #expect(invalid.status == 400)
+            #expect(try http.request("DELETE", "/__admin/faults").status == 200)
+            #expect(try http.get("/v1/pages/home").status == 200)
+            #expect(try http.get("/v1/pages/feed").status == 503)
+        }
+    }
+
+    @Test func productionHasNoMockBehaviour() async throws {
+        var configuration = BFFConfiguration()
+        configuration.logging.accessLog = false
+        try await withTestServer(configuration: configuration) { server in
+            let http = HTTPTestClient(port: server.port)
+            let page = try http.get(
+                "/v1/pages/home", headers: [("X-Flow-Mock", "status=503"), ("X-Flow-Scenario", "empty")])
+            #expect(page.status == 200)
+            #expect(page.header("X-Flow-Mock-Applied") == nil)
+            #expect(try http.get("/__admin/status").status == 404)
+            #expect(try http.request("POST", "/__admin/echo").status == 404)
+        }
+    }
+}

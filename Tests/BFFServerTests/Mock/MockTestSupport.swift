@@ -1,0 +1,130 @@
+import BFFServer
+import BFFTesting
+import Foundation
+import PageModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A mock-mode configuration: watcher off unless asked, no access log.
+func mockConfiguration(_ edit: (inout BFFConfiguration.Mock) -> Void = { _ in }) -> BFFConfiguration {
+    var configuration = BFFConfiguration()
+    configuration.logging.accessLog = false
+    configuration.mock.enabled = true
+    configuration.mock.watch = .off
+    edit(&configuration.mock)
+    return configuration
+}
+
+/// A temporary copy of the bundled pages plus `extra` files.
+func copyOfBundledPages(adding extra: [String: String] = [:]) throws -> String {
+    var files: [String: String] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: TestServer.bundledPages)
+    where name.hasSuffix(".json") {
+        files[name] = try String(contentsOfFile: TestServer.bundledPages + "/" + name, encoding: .utf8)
+    }
+    return try temporaryPages(files.merging(extra) { $1 })
+}
+
+/// A page `id` with `count` sections `s0…` of one text widget each (`w0…`), `pageSize` sections per chunk and,
+/// optionally, a button in the first section firing `action`, whose response removes `w0`.
+func listPage(_ id: String, sections count: Int, pageSize: Int = 2, text: String = "item", action: String? = nil)
+    -> String
+{
+    var sections: [String] = []
+    for index in 0..<count {
+        var widgets = [#"{"id": "w\#(index)", "type": "text", "content": {"text": "\#(text) \#(index)"}}"#]
+        if index == 0, let action {
+            widgets.append(
+                #"{"id": "remove", "type": "button", "content": {"title": "Remove"}, "actions": {"tap": {"type": "api", "name": "\#(action)"}}}"#
+            )
+        }
+        sections.append(#"{"id": "s\#(index)", "widgets": [\#(widgets.joined(separator: ", "))]}"#)
+    }
+    let actions =
+        action.map {
+            #", "actions": {"\#($0)": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "removeWidget", "id": "w0"}], "effects": []}}"#
+        } ?? ""
+    return
+        #"{"schemaVersion": 1, "kind": "page", "page": {"id": "\#(id)", "title": "\#(text)", "sections": [\#(sections.joined(separator: ", "))]}, "server": {"pageSize": \#(pageSize)\#(actions)}}"#
+}
+
+struct RawExchangeError: Error {
+    var errno: Int32
+}
+
+/// What a raw socket saw: every byte until EOF or an error, and the errno of that error.
+struct RawExchange {
+    var bytes: [UInt8]
+    var error: Int32?
+    /// Seconds from sending the request to the first and the last byte.
+    var firstByte: Double?
+    var lastByte: Double?
+    var reads = 0
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// Sends `request` on a fresh connection and reads until the server closes it (or 5 s pass).
+func rawExchange(port: Int, _ request: String) throws -> RawExchange {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard connected == 0 else { throw RawExchangeError(errno: errno) }
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    let start = DispatchTime.now().uptimeNanoseconds
+    func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    var exchange = RawExchange(bytes: [])
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0 {
+            exchange.error = errno
+            return exchange
+        }
+        if count == 0 { return exchange }
+        exchange.reads += 1
+        if exchange.firstByte == nil { exchange.firstByte = elapsed() }
+        exchange.lastByte = elapsed()
+        exchange.bytes += chunk[0..<count]
+    }
+}
+
+/// A GET with `Connection: close` and extra header lines.
+func closingGET(_ target: String, _ headers: [String] = []) -> String {
+    "GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+}
+
+/// URLSession (libcurl underneath on Linux), as an app would use it: data or the error.
+func fetch(_ url: String, headers: [String: String] = [:]) async -> Result<(Data, HTTPURLResponse), any Error> {
+    var request = URLRequest(url: URL(string: url)!)
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    do {
+        let (data, response) = try await session.data(for: request)
+        return .success((data, response as! HTTPURLResponse))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// JSON of a response body.
+func json(_ response: HTTPTestClient.Response) throws -> JSONValue {
+    try JSONParser().parse(response.body)
+}
