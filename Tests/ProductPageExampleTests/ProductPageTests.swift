@@ -16,7 +16,8 @@ import Testing
     /// Starts the demo upstreams and flow-bff with the provider; `reviewsURL` overrides the reviews service.
     func withProductPage(
         reviewsDelay: DispatchTimeInterval? = nil, reviewsURL: String? = nil,
-        upstreamTimeout: Duration = .seconds(2), _ body: (TestServer, OffPoolClient, SeenRequestIDs) async throws -> Void
+        upstreamTimeout: Duration = .seconds(2),
+        _ body: (TestServer, OffPoolClient, SeenRequestIDs) async throws -> Void
     ) async throws {
         let seenRequestIDs = SeenRequestIDs()
         let upstreams = DemoUpstreams(reviewsDelay: reviewsDelay) { request in
