@@ -134,19 +134,38 @@ extension BFFApplication {
                     response.headers.set(MockRequestContext.scenarioHeader, name)
                     return response
                 case .page(let page):
+                    let variant = try ClientVariant.of(request, page: page)
+                    headers = Self.merged(page.responseHeaders(locale: variant.locale), headers)
                     headers.set(MockRequestContext.scenarioHeader, name)
                     headers.set("Cache-Control", "private, no-cache")
-                    return .prepared(variantInitialBody(page, parameters: parameters, mock: mock), headers: headers)
+                    return .prepared(
+                        variantInitialBody(page, parameters: parameters, variant: variant, mock: mock), headers: headers
+                    )
                 }
             }
             if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
         }
         if let document = session?.documents[pageID], document.baseVersion == base.version {
+            let variant = try ClientVariant.of(request, page: document.page)
+            headers = Self.merged(document.page.responseHeaders(locale: variant.locale), headers)
             headers.set("Cache-Control", "private, no-cache")
-            return .prepared(variantInitialBody(document.page, parameters: parameters, mock: mock), headers: headers)
+            return .prepared(
+                variantInitialBody(document.page, parameters: parameters, variant: variant, mock: mock),
+                headers: headers)
         }
-        headers.set("Cache-Control", base.cacheControl)
-        return .prepared(snapshot.initialBody(base, parameters: parameters), headers: headers)
+        let variant = try ClientVariant.of(request, page: base)
+        let body =
+            variant.isPlain
+            ? snapshot.initialBody(base, parameters: parameters)
+            : snapshot.resolvedInitialBody(base, parameters: parameters, variant: variant)
+        return .prepared(body, headers: Self.merged(base.responseHeaders(locale: variant.locale), headers))
+    }
+
+    /// `base` with the fields of `extra` added (an `extra` field replaces a same-named one).
+    static func merged(_ base: HTTPFields, _ extra: HTTPFields) -> HTTPFields {
+        var fields = base
+        for field in extra { fields.set(field.name, field.value) }
+        return fields
     }
 
     /// `/v1/pages/{pageID}/next` in mock mode: the cursor's content version picks the variant it came from (the
@@ -159,7 +178,7 @@ extension BFFApplication {
         let base = try lookUp(pageID, in: snapshot.catalog)
         if cursor.version == base.version {
             guard let body = snapshot.chunkBody(base, cursor: cursor) else { throw Self.pastTheEnd }
-            return .prepared(body, headers: ["Cache-Control": base.cacheControl])
+            return .prepared(body, headers: base.responseHeaders(locale: cursor.locale))
         }
         var variants: [CatalogPage] = []
         if let session = try MockRequestContext.sessionID(request).flatMap({ mock.sessions.session($0) }),
@@ -173,6 +192,15 @@ extension BFFApplication {
         guard let page = variants.first(where: { $0.version == cursor.version }) else {
             throw ProblemDetails.cursorExpired
         }
+        var headers = page.responseHeaders(locale: cursor.locale)
+        headers.set("Cache-Control", "private, no-cache")
+        if cursor.profile != nil || cursor.locale != nil || page.strings != nil {
+            // Resolved for the cursor's client variant; computed per request (mock mode only).
+            guard let variant = ClientVariant.of(cursor),
+                let body = CatalogSnapshot.chunk(page, cursor: cursor, variant: variant, cursors: cursors)
+            else { throw Self.pastTheEnd }
+            return .prepared(body, headers: headers)
+        }
         let key = MockState.BodyKey(version: page.version, position: cursor.position, parameters: cursor.parameters)
         guard page.chunk(at: cursor.position, postback: { _ in "" }) != nil else { throw Self.pastTheEnd }
         let body = mock.body(key) {
@@ -183,7 +211,7 @@ extension BFFApplication {
             }!
             return CatalogSnapshot.prepare(.nextPage(chunk))
         }
-        return .prepared(body, headers: ["Cache-Control": "private, no-cache"])
+        return .prepared(body, headers: headers)
     }
 
     static let pastTheEnd = ProblemDetails.invalidCursor("the postback points past the end of the page")
@@ -208,7 +236,7 @@ extension BFFApplication {
             guard changed != current.page.page else { return }
             current.page = CatalogPage(
                 page: changed, pageSize: base.pageSize, cacheControl: base.cacheControl,
-                actionNames: base.actionNames, file: base.file)
+                actionNames: base.actionNames, file: base.file, strings: base.strings)
             session.documents[base.page.id] = current
         }
         return response
@@ -227,8 +255,15 @@ extension BFFApplication {
         return document
     }
 
-    func variantInitialBody(_ page: CatalogPage, parameters: [String: String], mock: MockState) -> PreparedBody {
-        mock.body(MockState.BodyKey(version: page.version, position: -1, parameters: parameters)) {
+    /// The first-load body of a scenario or session copy: cached per content version for plain clients, resolved
+    /// per request for a client variant or a localized page (mock mode only).
+    func variantInitialBody(_ page: CatalogPage, parameters: [String: String], variant: ClientVariant, mock: MockState)
+        -> PreparedBody
+    {
+        if !variant.isPlain || page.strings != nil {
+            return CatalogSnapshot.firstLoad(page, parameters: parameters, variant: variant, cursors: cursors)
+        }
+        return mock.body(MockState.BodyKey(version: page.version, position: -1, parameters: parameters)) {
             CatalogSnapshot.prepare(
                 .page(CatalogSnapshot.initialDocument(page, parameters: parameters, cursors: cursors)))
         }
