@@ -48,6 +48,7 @@ public final class ContractVerifier {
         var queued: Set<PageTarget> = []
         var parameterSets: [String: Int] = [:]
         var skipped: Set<PageTarget> = []
+        var referrers: [PageTarget: String] = [:]
         func enqueue(_ target: PageTarget) {
             guard !queued.contains(target), !skipped.contains(target) else { return }
             guard queued.count < configuration.maximumPageLoads,
@@ -68,7 +69,7 @@ public final class ContractVerifier {
         while next < queue.count {
             let target = queue[next]
             next += 1
-            let crawl = PageCrawl(target: target, verifier: self)
+            let crawl = PageCrawl(target: target, referrer: referrers[target], verifier: self)
             await crawl.run()
             report.pages.append(crawl.report)
             pageIDs.insert(target.pageID)
@@ -77,7 +78,10 @@ public final class ContractVerifier {
             report.coverage.widgets += crawl.report.widgets
             report.coverage.cursors += crawl.report.cursors
             report.coverage.actionRequests += crawl.report.actionRequests
-            for link in crawl.links { enqueue(link) }
+            for link in crawl.links {
+                if referrers[link] == nil { referrers[link] = target.description }
+                enqueue(link)
+            }
         }
         report.coverage.pages = pageIDs.count
         report.coverage.pageLoads = report.pages.count

@@ -39,7 +39,7 @@ extension PageCrawl {
                 record(
                     isMutation ? ViolationCode.mutationFailed : ViolationCode.actionFailed, check,
                     request: requestText, path: isMutation ? "/mutations" : .root,
-                    message: isMutation ? "\(error.code): \(error.message)" : "\(error.message) [\(error.code)]")
+                    message: isMutation ? error.message : "\(error.message) [\(error.code)]")
             case .dropped, .handled, .noAction, .unhandled:
                 break
             }

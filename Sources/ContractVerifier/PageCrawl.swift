@@ -8,6 +8,8 @@ import PageStore
 @MainActor
 final class PageCrawl {
     let target: PageTarget
+    /// The page whose widget or action response linked here; `nil` for entry pages.
+    let referrer: String?
     let verifier: ContractVerifier
     var report: PageReport
     var links: [PageTarget] = []
@@ -17,8 +19,9 @@ final class PageCrawl {
     static let probeKey = "flow-bff.verify.probe"
     static let probeValue = "set before the request"
 
-    init(target: PageTarget, verifier: ContractVerifier) {
+    init(target: PageTarget, referrer: String?, verifier: ContractVerifier) {
         self.target = target
+        self.referrer = referrer
         self.verifier = verifier
         report = PageReport(page: target.description)
     }
@@ -37,7 +40,9 @@ final class PageCrawl {
         switch state {
         case .failed(let message):
             report.state = "failed"
-            record(ViolationCode.pageFailed, "load", request: loader.describe(initialRequest), message: message)
+            let origin = referrer.map { " (linked from page \($0))" } ?? ""
+            record(
+                ViolationCode.pageFailed, "load", request: loader.describe(initialRequest), message: message + origin)
             return
         case .empty: report.state = "empty"
         case .loaded, .loading: report.state = "loaded"
