@@ -72,7 +72,8 @@ extension PageCrawl {
                 record(
                     ViolationCode.invalidEffect, check, request: request,
                     path: JSONPointer.root / "effects" / index / "type",
-                    message: "effect type \"\(type)\" is not one clients run (\(ActionType.all.joined(separator: ", ")))")
+                    message:
+                        "effect type \"\(type)\" is not one clients run (\(ActionType.all.joined(separator: ", ")))")
             }
             if let link = DocumentScan.link(effect) { links.append(link) }
         }

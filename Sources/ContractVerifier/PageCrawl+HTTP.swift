@@ -141,7 +141,8 @@ extension PageCrawl {
         guard let problem = try? JSONDecoder().decode(ProblemDetails.self, from: Data(response.body)) else {
             record(
                 ViolationCode.invalidProblemResponse, check, request: request,
-                message: "the \(response.status) body is not a problem+json object with type, title, status, detail, code")
+                message:
+                    "the \(response.status) body is not a problem+json object with type, title, status, detail, code")
             return
         }
         if problem.status != response.status {

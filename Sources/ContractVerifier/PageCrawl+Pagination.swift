@@ -26,7 +26,8 @@ extension PageCrawl {
                 record(
                     ViolationCode.paginationNotTerminated, "pagination", request: describeLastRequest(),
                     path: "/pagination/postback",
-                    message: "the postback repeats after \(chunks) chunks: the cursors loop and never reach hasMore false")
+                    message:
+                        "the postback repeats after \(chunks) chunks: the cursors loop and never reach hasMore false")
                 break
             }
             guard chunks < configuration.maximumChunks else {

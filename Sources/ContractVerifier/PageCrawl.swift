@@ -30,7 +30,9 @@ final class PageCrawl {
     var loader: RecordingLoader { verifier.loader }
     var probe: HTTPProbe { verifier.probe }
 
-    var initialRequest: PageRequest { PageRequest(pageID: target.pageID, parameters: target.parameters, kind: .initial) }
+    var initialRequest: PageRequest {
+        PageRequest(pageID: target.pageID, parameters: target.parameters, kind: .initial)
+    }
 
     func run() async {
         let store = PageStore(pageID: target.pageID, parameters: target.parameters, loader: loader)

@@ -56,7 +56,8 @@ public struct PageTarget: Sendable, Hashable, Comparable, CustomStringConvertibl
         for pair in parts[1].split(separator: "&") {
             let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(nameValue[0]).removingPercentEncoding ?? String(nameValue[0])
-            let value = nameValue.count == 2 ? (String(nameValue[1]).removingPercentEncoding ?? String(nameValue[1])) : ""
+            let value =
+                nameValue.count == 2 ? (String(nameValue[1]).removingPercentEncoding ?? String(nameValue[1])) : ""
             parameters[name] = value
         }
     }
@@ -64,7 +65,8 @@ public struct PageTarget: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// `pageID` or `pageID?a=1&b=2` (parameters sorted by name).
     public var description: String {
         guard !parameters.isEmpty else { return pageID }
-        return pageID + "?" + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        return pageID + "?"
+            + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
     }
 
     public static func < (lhs: PageTarget, rhs: PageTarget) -> Bool { lhs.description < rhs.description }

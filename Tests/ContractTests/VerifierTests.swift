@@ -82,7 +82,8 @@ import Testing
         let found = try outcome.get()
         #expect(found.codes.contains("pagination_not_terminated"))
         #expect(found.coverage.cursors == 20)
-        #expect(found.violations.first { $0.code == "pagination_not_terminated" }?.message.contains("20 chunks") == true)
+        #expect(
+            found.violations.first { $0.code == "pagination_not_terminated" }?.message.contains("20 chunks") == true)
     }
 
     @Test func anUnreachableServerIsAnErrorNotAReport() async throws {
