@@ -56,7 +56,7 @@ extension VerificationReport {
                 let codes = Array(Set(check.violations.map(\.code))).sorted().joined(separator: " ")
                 let first = check.violations.first.map { "\($0.code): \($0.message)" } ?? "violations"
                 xml += caseHead + ">\n"
-                xml += #"      <failure type="\#(Self.escape(codes))" message="\#(Self.escape(first))">"#
+                xml += #"      <failure type="\#(Self.escape(codes))" message="\#(Self.escapeAttribute(first))">"#
                 var body: [String] = []
                 for violation in check.violations {
                     body.append("\(violation.code) \(violation.request) \(violation.path): \(violation.message)")
@@ -71,6 +71,12 @@ extension VerificationReport {
         }
         xml += "</testsuites>\n"
         return xml
+    }
+
+    /// ``escape(_:)`` plus line breaks and tabs as character references, which attribute values would
+    /// otherwise normalise to spaces.
+    static func escapeAttribute(_ text: String) -> String {
+        escape(text).replacingOccurrences(of: "\n", with: "&#10;").replacingOccurrences(of: "\t", with: "&#9;")
     }
 
     /// XML text and attribute escaping; control characters XML 1.0 forbids become U+FFFD.
