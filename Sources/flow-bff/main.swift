@@ -117,6 +117,9 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     exit(0)
 }
 
+// verify parses its own options (repeatable --page, --report KIND FILE): dispatch before the generic parser.
+if CommandLine.arguments.dropFirst().first == "verify" { verify(Array(CommandLine.arguments.dropFirst(2))) }
+
 do {
     let arguments = try CommandLineArguments(Array(CommandLine.arguments.dropFirst()))
     if arguments.flags["version"] != nil {

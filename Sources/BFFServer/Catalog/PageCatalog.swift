@@ -14,6 +14,8 @@ public struct PageCatalog: Sendable {
     public internal(set) var diagnostics: [FileDiagnostic] = []
     /// Scenario variants (`<pageID>.<scenario>.json`, served in mock mode) by page id, then scenario name.
     public internal(set) var scenarios: [String: [String: CatalogScenario]] = [:]
+    /// True when pages were kept despite error diagnostics (``load(directory:defaults:catalog:unchecked:)``).
+    public private(set) var isUnchecked = false
 
     public init() {}
 
@@ -27,10 +29,18 @@ public struct PageCatalog: Sendable {
     }
 
     /// Loads every `*.json` file directly inside `directory`.
+    ///
+    /// - Parameter unchecked: keep every page and action that decodes, even when its file has error diagnostics,
+    ///   and let ``makeServer(configuration:catalog:log:httpLogger:)`` serve such a catalog. **Only for
+    ///   contract-test corpora** (`flow-bff verify --unchecked`, `Tests/ContractTests/BrokenServers`), which must
+    ///   serve deliberately broken pages so `verify` can prove it catches them. There is no configuration key for
+    ///   it; production never serves unchecked pages. Default false.
     public static func load(
-        directory: String, defaults: BFFConfiguration.Pages = .init(), catalog: WidgetCatalog = .standard
+        directory: String, defaults: BFFConfiguration.Pages = .init(), catalog: WidgetCatalog = .standard,
+        unchecked: Bool = false
     ) -> PageCatalog {
         var result = PageCatalog()
+        result.isUnchecked = unchecked
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
@@ -92,7 +102,7 @@ public struct PageCatalog: Sendable {
             fileDiagnostics[name, default: []].append(
                 contentsOf: Self.checkReferences(
                     page.page, actions: file.actions, pages: declaredPages, actionNames: declaredActions))
-            guard !fileDiagnostics[name, default: []].containsErrors else { continue }
+            guard isUnchecked || !fileDiagnostics[name, default: []].containsErrors else { continue }
             pages[page.page.id] = page
             for action in file.actions { actions[action.name] = action }
         }

@@ -51,8 +51,19 @@ extension PageModel {
     /// The document after appending a `nextPage` chunk: its sections (ids made unique against this document) and
     /// its pagination.
     public func appending(_ next: NextPage, diagnostics: inout [Diagnostic]) -> PageModel {
+        var index = PageIDIndex(self)
+        return appending(next, diagnostics: &diagnostics, index: &index)
+    }
+
+    /// ``appending(_:diagnostics:)`` with the ids of this document already indexed, so the cost is proportional
+    /// to the chunk, not to the document: long paginated pages append in linear total time.
+    ///
+    /// - Parameter index: ``PageIDIndex`` of exactly this document; updated to index the result.
+    public func appending(_ next: NextPage, diagnostics: inout [Diagnostic], index: inout PageIDIndex) -> PageModel {
         var page = self
-        page.sections.append(contentsOf: page.adopt(next.sections, diagnostics: &diagnostics))
+        page.sections.append(
+            contentsOf: Self.adopt(
+                next.sections, sectionIDs: &index.sectionIDs, widgetIDs: &index.widgetIDs, diagnostics: &diagnostics))
         page.pagination = next.pagination
         return page
     }
@@ -73,8 +84,15 @@ extension PageModel {
 
     /// Renames incoming section and widget ids that collide with this document's.
     func adopt(_ sections: [Section], diagnostics: inout [Diagnostic]) -> [Section] {
-        var sectionIDs = UniqueIDs(self.sections.map(\.id))
-        var widgetIDs = UniqueIDs(topLevelWidgetIDs)
+        var index = PageIDIndex(self)
+        return Self.adopt(
+            sections, sectionIDs: &index.sectionIDs, widgetIDs: &index.widgetIDs, diagnostics: &diagnostics)
+    }
+
+    /// Renames incoming section and widget ids that collide with the claimed ones, claiming the new ids.
+    static func adopt(
+        _ sections: [Section], sectionIDs: inout UniqueIDs, widgetIDs: inout UniqueIDs, diagnostics: inout [Diagnostic]
+    ) -> [Section] {
         var adopted = sections
         for index in adopted.indices {
             let original = adopted[index].id
@@ -99,5 +117,18 @@ extension PageModel {
             }
         }
         return adopted
+    }
+}
+
+/// The section ids and top-level widget ids of one document: what ``PageModel/appending(_:diagnostics:index:)``
+/// checks a chunk against. Build it once per document and let appending keep it current.
+public struct PageIDIndex: Sendable {
+    var sectionIDs: UniqueIDs
+    var widgetIDs: UniqueIDs
+
+    /// Indexes `page`; cost proportional to its size.
+    public init(_ page: PageModel) {
+        sectionIDs = UniqueIDs(page.sections.map(\.id))
+        widgetIDs = UniqueIDs(page.topLevelWidgetIDs)
     }
 }

@@ -36,6 +36,8 @@ public struct PageLifecycle: Sendable, Hashable {
 
     private var documentToken = 0
     private var paginationToken = 0
+    /// Ids of ``page`` while it only grew by pagination, so each append costs the chunk, not the document.
+    private var idIndex = IDIndexCache()
 
     public init() {}
 
@@ -111,7 +113,10 @@ public struct PageLifecycle: Sendable, Hashable {
         paginationStatus.succeed()
         guard let current = page, state.showsDocument else { return true }
         var found = decoded.diagnostics
-        accept(current.appending(decoded.value, diagnostics: &found))
+        var index = idIndex.index ?? PageIDIndex(current)
+        idIndex.index = nil  // the index is moved, not copied, into the append
+        accept(current.appending(decoded.value, diagnostics: &found, index: &index))
+        idIndex.index = index
         diagnostics += found
         return true
     }
@@ -167,6 +172,7 @@ public struct PageLifecycle: Sendable, Hashable {
     // MARK: Helpers
 
     private mutating func accept(_ document: PageModel) {
+        idIndex.index = nil
         page = document
         state = PageState(accepting: document)
     }
@@ -205,4 +211,13 @@ extension PageState {
         case .failed: "failed"
         }
     }
+}
+
+/// A cache that takes no part in the lifecycle's equality: two lifecycles in the same state are equal whether or
+/// not one has indexed its document's ids yet.
+private struct IDIndexCache: Sendable, Hashable {
+    var index: PageIDIndex?
+
+    static func == (lhs: IDIndexCache, rhs: IDIndexCache) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -1,0 +1,105 @@
+import Foundation
+import PageModel
+import PageStore
+
+/// The device crawl: drives a running server through ``PageStore`` over its real ``HTTPPageLoader``, exactly as
+/// a phone would, and reports every contract violation.
+///
+/// From the entry pages it follows every page link (`open_bottom_sheet` actions and effects, `…://pages/{id}`
+/// deeplinks), and on each page target: loads it, paginates to the end, checks ids, replays and tampers with
+/// postbacks, fires every api action, checks the widget-state lifecycle around pagination and refresh, and checks
+/// content types, gzip and ETag/304 with raw HTTP. `docs/contract-testing.md` lists the checks and their codes.
+///
+/// ```swift
+/// let verifier = ContractVerifier(configuration: .init(baseURL: url, entryPages: [PageTarget(pageID: "home")]))
+/// let report = try await verifier.run()
+/// print(report.summary)
+/// ```
+@MainActor
+public final class ContractVerifier {
+    public let configuration: VerifierConfiguration
+    let loader: RecordingLoader
+    let probe: HTTPProbe
+
+    public init(configuration: VerifierConfiguration) {
+        self.configuration = configuration
+        var http = HTTPPageLoader.Configuration(baseURL: configuration.baseURL, timeout: configuration.timeout)
+        http.headers = configuration.headers
+        loader = RecordingLoader(http: HTTPPageLoader(configuration: http))
+        probe = HTTPProbe(timeout: configuration.timeout, headers: configuration.headers)
+    }
+
+    /// Crawls the server and returns what it found.
+    ///
+    /// - Throws: ``VerifierError`` when the server cannot be reached at all (no HTTP response to the first entry
+    ///   page); everything an answering server does wrong is a ``Violation`` in the report instead.
+    public func run() async throws(VerifierError) -> VerificationReport {
+        let started = ContinuousClock.now
+        var report = VerificationReport(target: configuration.baseURL.absoluteString)
+        guard let first = configuration.entryPages.first else {
+            throw VerifierError(message: "no entry page to crawl")
+        }
+        do {
+            _ = try await probe.send(loader.http.urlRequest(for: PageRequest(pageID: first.pageID, kind: .initial)))
+        } catch {
+            throw VerifierError(message: "cannot reach \(configuration.baseURL.absoluteString): \(error)")
+        }
+        var queue: [PageTarget] = []
+        var queued: Set<PageTarget> = []
+        var parameterSets: [String: Int] = [:]
+        var skipped: Set<PageTarget> = []
+        var referrers: [PageTarget: String] = [:]
+        func enqueue(_ target: PageTarget) {
+            guard !queued.contains(target), !skipped.contains(target) else { return }
+            guard queued.count < configuration.maximumPageLoads,
+                parameterSets[target.pageID, default: 0] < configuration.maximumParameterSetsPerPage
+            else {
+                skipped.insert(target)
+                report.coverage.skippedLinks += 1
+                return
+            }
+            queued.insert(target)
+            parameterSets[target.pageID, default: 0] += 1
+            queue.append(target)
+        }
+        for target in configuration.entryPages { enqueue(target) }
+        var next = 0
+        var actionNames: Set<String> = []
+        var pageIDs: Set<String> = []
+        while next < queue.count {
+            let target = queue[next]
+            next += 1
+            let crawl = PageCrawl(target: target, referrer: referrers[target], verifier: self)
+            await crawl.run()
+            report.pages.append(crawl.report)
+            pageIDs.insert(target.pageID)
+            actionNames.formUnion(crawl.report.actions)
+            report.coverage.sections += crawl.report.sections
+            report.coverage.widgets += crawl.report.widgets
+            report.coverage.cursors += crawl.report.cursors
+            report.coverage.actionRequests += crawl.report.actionRequests
+            for link in crawl.links {
+                if referrers[link] == nil { referrers[link] = target.description }
+                enqueue(link)
+            }
+        }
+        report.coverage.pages = pageIDs.count
+        report.coverage.pageLoads = report.pages.count
+        report.coverage.actions = actionNames.count
+        let elapsed = ContinuousClock.now - started
+        report.durationSeconds =
+            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return report
+    }
+}
+
+/// `verify` could not run: the server is unreachable or the configuration is unusable (exit status 2).
+public struct VerifierError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

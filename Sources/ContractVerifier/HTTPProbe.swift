@@ -1,0 +1,91 @@
+import Foundation
+import PageModel
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Raw HTTP for the protocol checks the crawl's loader hides: status, headers, content types, gzip, ETag/304,
+/// replayed and tampered postbacks. URLSession (libcurl) inflates gzip bodies and keeps the `Content-Encoding`
+/// header, so a check sees both the decoded body and whether it was compressed.
+final class HTTPProbe: Sendable {
+    /// One response: status, the headers the checks read, and the (inflated) body.
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+
+        /// The header `name`, case-insensitively.
+        func header(_ name: String) -> String? {
+            let lowered = name.lowercased()
+            return headers.first { $0.key.lowercased() == lowered }?.value
+        }
+
+        /// The media type of `Content-Type` without parameters, lower-cased (`application/json`).
+        var mediaType: String? {
+            header("Content-Type").map {
+                $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            }
+        }
+    }
+
+    /// A transport failure (no HTTP response at all).
+    struct TransportError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let session: URLSession
+    private let timeout: Double
+    private let headers: [String: String]
+
+    /// - Parameter headers: sent with every request (e.g. `Authorization`).
+    init(timeout: Double, headers: [String: String] = [:]) {
+        self.timeout = timeout
+        self.headers = headers
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request` with `headers` set on top of its own.
+    func send(_ request: URLRequest, headers: [String: String] = [:]) async throws(TransportError) -> Response {
+        var request = request
+        request.timeoutInterval = timeout
+        for (name, value) in self.headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw TransportError(description: "\(error.localizedDescription) (\(Self.describe(request)))")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw TransportError(description: "no HTTP response (\(Self.describe(request)))")
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        return Response(status: http.statusCode, headers: fields, body: Array(data))
+    }
+
+    /// `METHOD /path?query`.
+    static func describe(_ request: URLRequest) -> String {
+        let method = request.httpMethod ?? "GET"
+        guard let url = request.url else { return method }
+        var target = url.path.isEmpty ? "/" : url.path
+        if let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let query = components.percentEncodedQuery
+        {
+            target = components.percentEncodedPath + "?" + query
+        }
+        return method + " " + target
+    }
+}

@@ -1,0 +1,120 @@
+import PageModel
+import PageStore
+
+extension PageCrawl {
+    /// Fires every api action a widget of the paginated document references, through ``ActionDispatcher`` (the
+    /// loader's `POST /v1/actions/{name}`, detached decode, all-or-nothing mutations, then effects). Each action
+    /// starts from the whole paginated document, so actions are checked independently of each other.
+    func fireActions(_ actions: [DocumentScan.APIAction], on document: PageModel, store: PageStore) async {
+        guard !actions.isEmpty else { return }
+        let dispatcher = ActionDispatcher(store: store)
+        var names: Set<String> = []
+        for action in actions {
+            let check = "action \(action.name) \(action.widget.id) \(action.event)"
+            begin(check)
+            do {
+                try store.apply(.replacePage(document))
+            } catch {
+                record(ViolationCode.mutationFailed, check, request: "", message: "cannot reset the document: \(error)")
+                continue
+            }
+            let value = Self.realisticValue(for: action.widget, event: action.event)
+            var payload: JSONValue?
+            if case .api(_, let sent)? = action.widget.actions[action.event] { payload = sent }
+            let request = ActionRequest(
+                name: action.name, pageID: target.pageID, widgetID: action.widget.id, event: action.event,
+                value: value, payload: payload)
+            let requestText = loader.describe(PageRequest(pageID: target.pageID, kind: .action(request)))
+            let diagnosticsBefore = store.peek(\.diagnostics).count
+            names.insert(action.name)
+            report.actionRequests += 1
+            let outcome = await dispatcher.dispatch(action.event, of: action.widget, value: value)
+            switch outcome {
+            case .applied(let response):
+                let diagnostics = store.peek(\.diagnostics)
+                let found = diagnosticsBefore < diagnostics.count ? Array(diagnostics[diagnosticsBefore...]) : []
+                checkResponse(response, diagnostics: found, document: document, check: check, request: requestText)
+            case .failed(let error):
+                let isMutation = ["mutation_target_not_found", "no_document"].contains(error.code)
+                record(
+                    isMutation ? ViolationCode.mutationFailed : ViolationCode.actionFailed, check,
+                    request: requestText, path: isMutation ? "/mutations" : .root,
+                    message: isMutation ? error.message : "\(error.message) [\(error.code)]")
+            case .dropped, .handled, .noAction, .unhandled:
+                break
+            }
+        }
+        report.actions = names.sorted()
+    }
+
+    /// Checks a decoded, applied action response: its diagnostics, its mutations' ids and its effects; queues
+    /// the pages its effects and new widgets link to.
+    func checkResponse(
+        _ response: ActionResponse, diagnostics: [Diagnostic], document: PageModel, check: String, request: String
+    ) {
+        var collisions = false
+        for diagnostic in diagnostics where diagnostic.severity == .error {
+            if diagnostic.code == "duplicate_id" {
+                collisions = true
+            } else if diagnostic.path.string.hasPrefix("/effects/") {
+                record(
+                    ViolationCode.invalidEffect, check, request: request, path: diagnostic.path,
+                    message: "\(diagnostic.code): \(diagnostic.message)")
+            } else {
+                record(
+                    ViolationCode.errorDiagnostic, check, request: request, path: diagnostic.path,
+                    message: "\(diagnostic.code): \(diagnostic.message)")
+            }
+        }
+        if collisions { recordCollisions(response, document: document, check: check, request: request) }
+        for (index, effect) in response.effects.enumerated() {
+            if case .unknown(let type, _) = effect {
+                record(
+                    ViolationCode.invalidEffect, check, request: request,
+                    path: JSONPointer.root / "effects" / index / "type",
+                    message:
+                        "effect type \"\(type)\" is not one clients run (\(ActionType.all.joined(separator: ", ")))")
+            }
+            if let link = DocumentScan.link(effect) { links.append(link) }
+        }
+        for mutation in response.mutations {
+            switch mutation {
+            case .replacePage(let page): links.append(contentsOf: DocumentScan(page).links)
+            case .appendSections(let sections), .prependSections(let sections):
+                links.append(contentsOf: DocumentScan(widgets: sections.flatMap(\.widgets)).links)
+            case .replaceWidget(_, let widget): links.append(contentsOf: DocumentScan(widgets: [widget]).links)
+            case .removeWidget: break
+            }
+        }
+    }
+
+    /// Applies the mutations one by one to find which ones collide with ids already in the document, so each
+    /// violation's path points into the response (`/mutations/2/sections/0/id`).
+    func recordCollisions(_ response: ActionResponse, document: PageModel, check: String, request: String) {
+        var page = document
+        for (index, mutation) in response.mutations.enumerated() {
+            var found: [Diagnostic] = []
+            guard let next = try? page.applying(mutation, diagnostics: &found) else { return }
+            page = next
+            for diagnostic in found where diagnostic.code == "duplicate_id" {
+                record(
+                    ViolationCode.mutationIDCollision, check, request: request,
+                    path: JSONPointer(string: "/mutations/\(index)" + diagnostic.path.string),
+                    message: "\(mutation.type): \(diagnostic.message)")
+            }
+        }
+    }
+
+    /// The `value` a device would send: a stepper's next value (`value + step`, within `max`), else the
+    /// content's `value` for `change` events, nothing for taps.
+    static func realisticValue(for widget: Widget, event: String) -> JSONValue? {
+        guard event == WidgetEvent.change else { return nil }
+        guard widget.type == "stepper" else { return widget.content["value"] }
+        let value = widget.content["value"]?.intValue ?? 0
+        let step = widget.content["step"]?.intValue ?? 1
+        var next = value + step
+        if let maximum = widget.content["max"]?.intValue, next > maximum { next = value - step }
+        if let minimum = widget.content["min"]?.intValue, next < minimum { next = minimum }
+        return .number(Double(next))
+    }
+}

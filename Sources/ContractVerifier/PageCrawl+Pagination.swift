@@ -1,0 +1,163 @@
+import PageModel
+import PageStore
+
+extension PageCrawl {
+    /// Paginates to the end through ``PageStore/loadNextPage()``, bounded by `maximumChunks`: every chunk must
+    /// load, bring no error diagnostic or repeated id, replay identically, and the cursors must end with
+    /// `hasMore == false`. Widget state set before the first next page must survive it; the first postback is
+    /// also sent tampered and must be rejected.
+    func paginate(_ store: PageStore, diagnosticsSeen: Int) async {
+        guard let first = store.peek(\.page), first.hasMore else { return }
+        begin("pagination")
+        begin("replay")
+        let probeWidget = first.firstTopLevelWidget
+        if let probeWidget { store.stateStore.set(Self.probeValue, widgetID: probeWidget.id, key: Self.probeKey) }
+        var seenPostbacks: Set<String> = []
+        var diagnosticsSeen = diagnosticsSeen
+        var chunks = 0
+        while let page = store.peek(\.page), page.hasMore {
+            guard let postback = page.pagination?.postback else {
+                record(
+                    ViolationCode.paginationNotTerminated, "pagination", request: describeLastRequest(),
+                    path: "/pagination", message: "hasMore is true but there is no postback to continue with")
+                break
+            }
+            guard seenPostbacks.insert(postback).inserted else {
+                record(
+                    ViolationCode.paginationNotTerminated, "pagination", request: describeLastRequest(),
+                    path: "/pagination/postback",
+                    message:
+                        "the postback repeats after \(chunks) chunks: the cursors loop and never reach hasMore false")
+                break
+            }
+            guard chunks < configuration.maximumChunks else {
+                record(
+                    ViolationCode.paginationNotTerminated, "pagination", request: describeLastRequest(),
+                    path: "/pagination/hasMore",
+                    message: "still hasMore after \(chunks) chunks (the limit, --max-chunks)")
+                break
+            }
+            let request = PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback))
+            let requestText = loader.describe(request)
+            if chunks == 0 { await checkTamperedPostback(postback) }
+            await store.loadNextPage()
+            chunks += 1
+            if let error = store.peek(\.paginationStatus.error) {
+                record(ViolationCode.paginationFailed, "pagination", request: requestText, message: error.message)
+                break
+            }
+            let diagnostics = store.peek(\.diagnostics)
+            if diagnostics.count > diagnosticsSeen {
+                record(diagnostics[diagnosticsSeen...], check: "pagination", request: requestText)
+            }
+            diagnosticsSeen = diagnostics.count
+            if let bytes = loader.takeNextPageBytes() { await checkReplay(request, original: bytes) }
+            if chunks == 1, let probeWidget,
+                store.stateStore.peek(widgetID: probeWidget.id, key: Self.probeKey, as: String.self) != Self.probeValue
+            {
+                record(
+                    ViolationCode.widgetStateLostOnPagination, "lifecycle", request: requestText,
+                    message: "state of widget \"\(probeWidget.id)\" set before loadNextPage() is gone after it",
+                    expected: Self.probeValue, actual: "(absent)")
+            }
+        }
+        report.cursors = chunks
+        if chunks > 0 { begin("lifecycle") }
+    }
+
+    func describeLastRequest() -> String {
+        guard let postback = storeLastPostback else { return loader.describe(initialRequest) }
+        return loader.describe(PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback)))
+    }
+
+    /// The postback of the latest next-page request the loader sent, if any.
+    var storeLastPostback: String? {
+        if case .nextPage(let postback)? = loader.lastRequest?.kind { return postback }
+        return nil
+    }
+
+    /// Sends the postback again with raw HTTP: the answer must be the same chunk (cursors aside).
+    func checkReplay(_ request: PageRequest, original: [UInt8]) async {
+        let requestText = loader.describe(request)
+        let replay: HTTPProbe.Response
+        do {
+            replay = try await probe.send(loader.http.urlRequest(for: request))
+        } catch {
+            record(ViolationCode.replayMismatch, "replay", request: requestText, message: "replay failed: \(error)")
+            return
+        }
+        checkContentType(replay, expected: "application/json", check: "replay", request: requestText)
+        guard replay.status == 200 else {
+            record(
+                ViolationCode.replayMismatch, "replay", request: requestText,
+                message: "the first request was answered 200, the replay \(replay.status)", expected: "200",
+                actual: String(replay.status))
+            return
+        }
+        guard replay.body != original else { return }
+        let first: NextPage
+        do {
+            first = try decoder.decodeNextPage(original).value
+        } catch {
+            return  // the crawl already reported the undecodable chunk
+        }
+        let second: NextPage
+        do {
+            second = try decoder.decodeNextPage(replay.body).value
+        } catch {
+            record(
+                ViolationCode.replayMismatch, "replay", request: requestText,
+                message: "the replayed chunk does not decode: \(error)")
+            return
+        }
+        let differences = JSONDiff.differences(
+            expected: Envelope.nextPage(first.withoutPostback).json,
+            actual: Envelope.nextPage(second.withoutPostback).json)
+        guard let difference = differences.first else { return }
+        record(
+            ViolationCode.replayMismatch, "replay", request: requestText, path: difference.path,
+            message: "replaying the postback returned a different chunk (\(differences.count) differences)",
+            expected: difference.expected, actual: difference.actual)
+    }
+
+    /// Sends the first postback with one character changed: the server must reject it with a 4xx problem+json.
+    func checkTamperedPostback(_ postback: String) async {
+        begin("tampered_cursor")
+        let tampered = Self.tamper(postback)
+        let request = PageRequest(pageID: target.pageID, kind: .nextPage(postback: tampered))
+        let requestText = loader.describe(request)
+        let response: HTTPProbe.Response
+        do {
+            response = try await probe.send(loader.http.urlRequest(for: request))
+        } catch {
+            record(
+                ViolationCode.invalidProblemResponse, "tampered_cursor", request: requestText,
+                message: "no HTTP answer to a tampered postback: \(error)")
+            return
+        }
+        if (200..<400).contains(response.status) {
+            record(
+                ViolationCode.tamperedCursorAccepted, "tampered_cursor", request: requestText,
+                message: "a postback with one character changed was answered \(response.status)",
+                expected: "4xx application/problem+json", actual: String(response.status))
+            return
+        }
+        checkProblem(response, check: "tampered_cursor", request: requestText)
+    }
+
+    /// `postback` with its middle character replaced by another URL-safe one.
+    static func tamper(_ postback: String) -> String {
+        var characters = Array(postback)
+        guard !characters.isEmpty else { return "tampered" }
+        let index = characters.count / 2
+        characters[index] = characters[index] == "A" ? "B" : "A"
+        return String(characters)
+    }
+}
+
+extension PageModel {
+    /// The first widget of the header, sections or footer.
+    var firstTopLevelWidget: Widget? {
+        header.first ?? sections.lazy.compactMap(\.widgets.first).first ?? footer.first
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import PageModel
+import PageStore
+
+/// The crawl of one page target: a ``PageStore`` over the verifier's HTTP loader, driven through load,
+/// pagination, actions and refresh, with the protocol checks beside it. Collects a ``PageReport`` and the page
+/// links to crawl next.
+@MainActor
+final class PageCrawl {
+    let target: PageTarget
+    /// The page whose widget or action response linked here; `nil` for entry pages.
+    let referrer: String?
+    let verifier: ContractVerifier
+    var report: PageReport
+    var links: [PageTarget] = []
+    let decoder = PageDecoder()
+
+    /// The widget-state key the lifecycle checks set and read.
+    static let probeKey = "flow-bff.verify.probe"
+    static let probeValue = "set before the request"
+
+    init(target: PageTarget, referrer: String?, verifier: ContractVerifier) {
+        self.target = target
+        self.referrer = referrer
+        self.verifier = verifier
+        report = PageReport(page: target.description)
+    }
+
+    var configuration: VerifierConfiguration { verifier.configuration }
+    var loader: RecordingLoader { verifier.loader }
+    var probe: HTTPProbe { verifier.probe }
+
+    var initialRequest: PageRequest {
+        PageRequest(pageID: target.pageID, parameters: target.parameters, kind: .initial)
+    }
+
+    func run() async {
+        let store = PageStore(pageID: target.pageID, parameters: target.parameters, loader: loader)
+        begin("load")
+        await store.loadInitial()
+        let state = store.peek(\.state)
+        switch state {
+        case .failed(let message):
+            report.state = "failed"
+            let origin = referrer.map { " (linked from page \($0))" } ?? ""
+            record(
+                ViolationCode.pageFailed, "load", request: loader.describe(initialRequest), message: message + origin)
+            return
+        case .empty: report.state = "empty"
+        case .loaded, .loading: report.state = "loaded"
+        }
+        let diagnostics = store.peek(\.diagnostics)
+        record(diagnostics, check: "load", request: loader.describe(initialRequest))
+        await checkHTTP()
+        await paginate(store, diagnosticsSeen: diagnostics.count)
+        guard let document = store.peek(\.page) else { return }
+        let scan = DocumentScan(document)
+        report.sections = document.sections.count
+        report.widgets = scan.widgetCount
+        links.append(contentsOf: scan.links)
+        await fireActions(scan.apiActions, on: document, store: store)
+        await checkRefresh(store)
+    }
+
+    // MARK: Recording
+
+    /// Makes sure the check `name` appears in the report (passing until a violation is recorded).
+    func begin(_ name: String) {
+        if !report.checks.contains(where: { $0.name == name }) { report.checks.append(CheckResult(name: name)) }
+    }
+
+    func record(
+        _ code: String, _ check: String, request: String, path: JSONPointer = .root, message: String,
+        expected: String? = nil, actual: String? = nil
+    ) {
+        begin(check)
+        let index = report.checks.firstIndex { $0.name == check }!
+        guard report.checks[index].violations.count < configuration.maximumViolationsPerCheck else {
+            report.checks[index].suppressed += 1
+            return
+        }
+        report.checks[index].violations.append(
+            Violation(
+                code: code, page: target.description, check: check, request: request, path: path, message: message,
+                expected: expected, actual: actual))
+    }
+
+    /// Error diagnostics of a decoded body: `duplicate_id` → ``ViolationCode/duplicateID``, others →
+    /// ``ViolationCode/errorDiagnostic``. Warnings are not violations.
+    func record(_ diagnostics: some Collection<Diagnostic>, check: String, request: String) {
+        for diagnostic in diagnostics where diagnostic.severity == .error {
+            let code = diagnostic.code == "duplicate_id" ? ViolationCode.duplicateID : ViolationCode.errorDiagnostic
+            record(
+                code, check, request: request, path: diagnostic.path,
+                message: "\(diagnostic.code): \(diagnostic.message)")
+        }
+    }
+}
+
+/// What a document links to and fires: page links, api actions, widget count. One walk over the document.
+struct DocumentScan {
+    struct APIAction {
+        var widget: Widget
+        var event: String
+        var name: String
+    }
+
+    var links: [PageTarget] = []
+    var apiActions: [APIAction] = []
+    var widgetCount = 0
+
+    init(_ page: PageModel) {
+        walk(page.header)
+        for section in page.sections { walk(section.widgets) }
+        walk(page.footer)
+    }
+
+    init(widgets: [Widget]) {
+        walk(widgets)
+    }
+
+    private mutating func walk(_ widgets: [Widget]) {
+        for widget in widgets {
+            widgetCount += 1
+            for event in widget.actions.keys.sorted() {
+                let action = widget.actions[event]!
+                if case .api(let name, _) = action {
+                    apiActions.append(APIAction(widget: widget, event: event, name: name))
+                } else if let link = Self.link(action) {
+                    links.append(link)
+                }
+            }
+            walk(widget.children)
+        }
+    }
+
+    /// The page an action opens: `open_bottom_sheet`, or a deeplink `scheme://pages/{pageID}?name=value`.
+    static func link(_ action: Action) -> PageTarget? {
+        switch action {
+        case .openBottomSheet(let pageID, let parameters):
+            return PageTarget(pageID: pageID, parameters: parameters)
+        case .deeplink(let url):
+            guard let components = URLComponents(string: url), components.host == "pages" else { return nil }
+            let segments = components.path.split(separator: "/")
+            guard segments.count == 1 else { return nil }
+            var parameters: [String: String] = [:]
+            for item in components.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
+            return PageTarget(pageID: String(segments[0]), parameters: parameters)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+extension VerificationReport {
+    /// The report as pretty-printed JSON with sorted keys (`--report json FILE`): target, passed, coverage,
+    /// durationSeconds, violations, and pages with their checks.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(JSONForm(report: self))
+    }
+
+    private struct JSONForm: Encodable {
+        var target: String
+        var passed: Bool
+        var violationCount: Int
+        var codes: [String]
+        var coverage: Coverage
+        var durationSeconds: Double
+        var violations: [Violation]
+        var pages: [PageReport]
+
+        init(report: VerificationReport) {
+            target = report.target
+            passed = report.passed
+            violationCount = report.violationCount
+            codes = report.codes
+            coverage = report.coverage
+            durationSeconds = report.durationSeconds
+            violations = report.violations
+            pages = report.pages
+        }
+    }
+
+    /// The report as JUnit XML (`--report junit FILE`): one `<testsuite>` per page target, one `<testcase>` per
+    /// check (load, http, pagination, replay, tampered_cursor, each action, lifecycle), a `<failure>` listing the
+    /// check's violations.
+    public var junitXML: String {
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        let tests = pages.reduce(0) { $0 + $1.checks.count }
+        let failures = pages.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
+        xml +=
+            #"<testsuites name="flow-bff verify" tests="\#(tests)" failures="\#(failures)" errors="0" time="\#(durationSeconds)">"#
+            + "\n"
+        for (index, page) in pages.enumerated() {
+            let pageFailures = page.checks.filter { !$0.passed }.count
+            xml +=
+                #"  <testsuite name="\#(Self.escape(page.page))" id="\#(index)" tests="\#(page.checks.count)" failures="\#(pageFailures)" errors="0" skipped="0">"#
+                + "\n"
+            for check in page.checks {
+                let caseHead =
+                    #"    <testcase classname="verify.\#(Self.escape(page.page))" name="\#(Self.escape(check.name))""#
+                if check.passed {
+                    xml += caseHead + "/>\n"
+                    continue
+                }
+                let codes = Array(Set(check.violations.map(\.code))).sorted().joined(separator: " ")
+                let first = check.violations.first.map { "\($0.code): \($0.message)" } ?? "violations"
+                xml += caseHead + ">\n"
+                xml += #"      <failure type="\#(Self.escape(codes))" message="\#(Self.escapeAttribute(first))">"#
+                var body: [String] = []
+                for violation in check.violations {
+                    body.append("\(violation.code) \(violation.request) \(violation.path): \(violation.message)")
+                    if let expected = violation.expected { body.append("  expected: \(expected)") }
+                    if let actual = violation.actual { body.append("  actual:   \(actual)") }
+                }
+                if check.suppressed > 0 { body.append("… and \(check.suppressed) more") }
+                xml += Self.escape(body.joined(separator: "\n"))
+                xml += "</failure>\n    </testcase>\n"
+            }
+            xml += "  </testsuite>\n"
+        }
+        xml += "</testsuites>\n"
+        return xml
+    }
+
+    /// ``escape(_:)`` plus line breaks and tabs as character references, which attribute values would
+    /// otherwise normalise to spaces.
+    static func escapeAttribute(_ text: String) -> String {
+        escape(text).replacingOccurrences(of: "\n", with: "&#10;").replacingOccurrences(of: "\t", with: "&#9;")
+    }
+
+    /// XML text and attribute escaping; control characters XML 1.0 forbids become U+FFFD.
+    static func escape(_ text: String) -> String {
+        var output = ""
+        output.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&apos;"
+            case "\n", "\t": output.unicodeScalars.append(scalar)
+            case "\r": output += "&#13;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    output += "\u{FFFD}"
+                } else {
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,45 @@
+extension VerificationReport {
+    /// The readable report: one line per page target, every violation with its request, path and message (and
+    /// expected vs actual where there is a comparison), then the coverage line and the verdict.
+    public var summary: String {
+        var lines = ["flow-bff verify \(target)"]
+        let width = min(40, pages.map(\.page.count).max() ?? 0)
+        for page in pages {
+            let mark = page.violationCount == 0 ? "ok  " : "FAIL"
+            var facts = [page.state, "\(page.sections) sections", "\(page.widgets) widgets"]
+            if page.cursors > 0 { facts.append("\(page.cursors) cursors") }
+            if page.actionRequests > 0 { facts.append("\(page.actionRequests) action requests") }
+            if page.violationCount > 0 { facts.append("\(page.violationCount) violations") }
+            lines.append("  \(mark) \(page.page.padded(to: width))  \(facts.joined(separator: ", "))")
+        }
+        let all = violations
+        if !all.isEmpty {
+            lines.append("")
+            lines.append("violations (\(violationCount)):")
+            for violation in all {
+                let path = violation.path.isEmpty ? "" : " at \(violation.path)"
+                lines.append("  \(violation.code)  page \(violation.page)  [\(violation.check)]")
+                if !violation.request.isEmpty { lines.append("      request: \(violation.request)") }
+                lines.append("      \(violation.message)\(path)")
+                if let expected = violation.expected { lines.append("      - expected: \(expected)") }
+                if let actual = violation.actual { lines.append("      + actual:   \(actual)") }
+            }
+            let suppressed = pages.reduce(0) { $0 + $1.checks.reduce(0) { $0 + $1.suppressed } }
+            if suppressed > 0 { lines.append("  … and \(suppressed) more (limit per check)") }
+        }
+        lines.append("")
+        lines.append(coverage.line)
+        let seconds = (durationSeconds * 100).rounded() / 100
+        lines.append(
+            passed
+                ? "PASSED: no contract violations (\(seconds) s)"
+                : "FAILED: \(violationCount) violations (\(codes.joined(separator: ", "))) (\(seconds) s)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

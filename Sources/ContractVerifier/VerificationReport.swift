@@ -1,0 +1,91 @@
+/// The outcome of one check on one page: its violations (at most the configured number; the rest counted).
+public struct CheckResult: Sendable, Hashable, Codable {
+    /// `load`, `http`, `pagination`, `replay`, `tampered_cursor`, `action <name> <widgetID> <event>`, `lifecycle`.
+    public var name: String
+    public var violations: [Violation] = []
+    /// Violations found beyond the per-check limit, not kept.
+    public var suppressed = 0
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    public var passed: Bool { violations.isEmpty && suppressed == 0 }
+}
+
+/// What the crawl did on one page target and what it found.
+public struct PageReport: Sendable, Hashable, Codable {
+    /// The page target, `pageID` or `pageID?name=value`.
+    public var page: String
+    /// The store's state after the first load: `loaded`, `empty` or `failed`.
+    public var state = "loading"
+    /// Sections of the whole paginated document.
+    public var sections = 0
+    /// Widgets of the whole paginated document, nested children included.
+    public var widgets = 0
+    /// Next-page requests followed.
+    public var cursors = 0
+    /// Api action names fired, sorted.
+    public var actions: [String] = []
+    /// Api action requests sent.
+    public var actionRequests = 0
+    public var checks: [CheckResult] = []
+
+    public init(page: String) {
+        self.page = page
+    }
+
+    public var violations: [Violation] { checks.flatMap(\.violations) }
+    public var violationCount: Int { checks.reduce(0) { $0 + $1.violations.count + $1.suppressed } }
+}
+
+/// How much of the server the crawl exercised.
+public struct Coverage: Sendable, Hashable, Codable {
+    /// Distinct page ids crawled.
+    public var pages = 0
+    /// Page targets crawled (a page id with one set of parameters).
+    public var pageLoads = 0
+    public var sections = 0
+    public var widgets = 0
+    /// Distinct api action names fired.
+    public var actions = 0
+    public var actionRequests = 0
+    /// Next-page cursors followed.
+    public var cursors = 0
+    /// Distinct page targets linked to but not crawled because of `maximumPageLoads` or `maximumParameterSetsPerPage`.
+    public var skippedLinks = 0
+
+    public init() {}
+
+    /// `coverage: 6 pages (12 loads), 73 sections, 412 widgets, 9 actions (14 requests), 9 cursors`.
+    public var line: String {
+        var text =
+            "coverage: \(pages) pages (\(pageLoads) loads), \(sections) sections, \(widgets) widgets, "
+            + "\(actions) actions (\(actionRequests) requests), \(cursors) cursors"
+        if skippedLinks > 0 { text += ", \(skippedLinks) linked page targets not crawled (limits)" }
+        return text
+    }
+}
+
+/// Everything one `verify` run found.
+public struct VerificationReport: Sendable, Hashable, Codable {
+    /// The base URL crawled.
+    public var target: String
+    public var pages: [PageReport] = []
+    public var coverage = Coverage()
+    /// Wall-clock seconds the crawl took.
+    public var durationSeconds = 0.0
+
+    public init(target: String) {
+        self.target = target
+    }
+
+    /// Every kept violation, page by page, in crawl order.
+    public var violations: [Violation] { pages.flatMap(\.violations) }
+    /// Every violation, suppressed ones included.
+    public var violationCount: Int { pages.reduce(0) { $0 + $1.violationCount } }
+    /// True when the server honours the contract: not one violation.
+    public var passed: Bool { violationCount == 0 }
+    /// The distinct violation codes found, sorted.
+    public var codes: [String] { Array(Set(violations.map(\.code))).sorted() }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What `verify` crawls and how far, with documented defaults.
+public struct VerifierConfiguration: Sendable {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    public var baseURL: URL
+    /// The pages the crawl starts from. Default `home`.
+    public var entryPages: [PageTarget]
+    /// Next-page requests per page target before pagination counts as not terminating. Default 10,000.
+    public var maximumChunks: Int
+    /// Page targets (a page id with one set of parameters) crawled in all. Default 500.
+    public var maximumPageLoads: Int
+    /// Distinct parameter sets crawled per page id (`product?productID=…`); further links are counted, not
+    /// followed. Default 8.
+    public var maximumParameterSetsPerPage: Int
+    /// Seconds each request may wait for data. Default 30.
+    public var timeout: Double
+    /// Extra headers sent with every request (e.g. `Authorization`). Default none.
+    public var headers: [String: String]
+    /// Violations kept per check of one page; further ones are counted. Default 50.
+    public var maximumViolationsPerCheck: Int
+
+    public init(
+        baseURL: URL, entryPages: [PageTarget] = [PageTarget(pageID: "home")], maximumChunks: Int = 10_000,
+        maximumPageLoads: Int = 500, maximumParameterSetsPerPage: Int = 8, timeout: Double = 30,
+        headers: [String: String] = [:], maximumViolationsPerCheck: Int = 50
+    ) {
+        self.baseURL = baseURL
+        self.entryPages = entryPages
+        self.maximumChunks = maximumChunks
+        self.maximumPageLoads = maximumPageLoads
+        self.maximumParameterSetsPerPage = maximumParameterSetsPerPage
+        self.timeout = timeout
+        self.headers = headers
+        self.maximumViolationsPerCheck = maximumViolationsPerCheck
+    }
+}
+
+/// One page to crawl: a page id and the page parameters sent with its first load.
+public struct PageTarget: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var pageID: String
+    public var parameters: [String: String]
+
+    public init(pageID: String, parameters: [String: String] = [:]) {
+        self.pageID = pageID
+        self.parameters = parameters
+    }
+
+    /// Parses `pageID` or `pageID?name=value&…` (the form `--page` takes and reports print).
+    public init?(_ text: String) {
+        let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let id = parts.first, !id.isEmpty else { return nil }
+        pageID = String(id)
+        parameters = [:]
+        guard parts.count == 2 else { return }
+        for pair in parts[1].split(separator: "&") {
+            let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(nameValue[0]).removingPercentEncoding ?? String(nameValue[0])
+            let value =
+                nameValue.count == 2 ? (String(nameValue[1]).removingPercentEncoding ?? String(nameValue[1])) : ""
+            parameters[name] = value
+        }
+    }
+
+    /// `pageID` or `pageID?a=1&b=2` (parameters sorted by name).
+    public var description: String {
+        guard !parameters.isEmpty else { return pageID }
+        return pageID + "?"
+            + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    }
+
+    public static func < (lhs: PageTarget, rhs: PageTarget) -> Bool { lhs.description < rhs.description }
+}

@@ -1,0 +1,92 @@
+import PageModel
+
+/// One broken rule of the contract, found while crawling a server.
+///
+/// `code` is stable (``ViolationCode``); `page`, `request` and `path` say where: the page target being crawled,
+/// the HTTP request that showed it, and a JSON Pointer into that request's response body (or the document).
+public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Stable snake_case code, e.g. `duplicate_id`; the list is in `docs/contract-testing.md`.
+    public var code: String
+    /// The page target, `pageID` plus its parameters as a query (`product?productID=p-1`).
+    public var page: String
+    /// The check that found it: `load`, `pagination`, `replay`, `tampered_cursor`, `actions`, `lifecycle`, `http`.
+    public var check: String
+    /// `METHOD /path?query` of the request that showed the violation.
+    public var request: String
+    /// JSON Pointer into the response body or document; empty for the whole response.
+    public var path: String
+    /// One line: what is wrong.
+    public var message: String
+    /// What the contract expects, when a comparison helps (a diff's expected side).
+    public var expected: String?
+    /// What the server did (a diff's actual side).
+    public var actual: String?
+
+    public init(
+        code: String, page: String, check: String, request: String, path: JSONPointer = .root, message: String,
+        expected: String? = nil, actual: String? = nil
+    ) {
+        self.code = code
+        self.page = page
+        self.check = check
+        self.request = request
+        self.path = path.string
+        self.message = message
+        self.expected = expected
+        self.actual = actual
+    }
+
+    /// `code page request path: message`.
+    public var description: String {
+        "\(code) \(page) \(request) \(path.isEmpty ? "/" : path): \(message)"
+    }
+}
+
+/// The stable violation codes `verify` reports. `docs/contract-testing.md` explains each one.
+public enum ViolationCode {
+    /// A page reachable from the entry pages loads to `.failed` (HTTP error, undecodable body, bad envelope).
+    public static let pageFailed = "page_failed"
+    /// A page, chunk or action response decodes with an error diagnostic (e.g. `invalid_content`).
+    public static let errorDiagnostic = "error_diagnostic"
+    /// A section id or top-level widget id repeats across the paginated document.
+    public static let duplicateID = "duplicate_id"
+    /// A next-page request fails.
+    public static let paginationFailed = "pagination_failed"
+    /// Pagination does not end with `hasMore == false`: a cursor repeats, `hasMore` comes without a postback, or
+    /// the chunk limit is reached.
+    public static let paginationNotTerminated = "pagination_not_terminated"
+    /// Replaying a postback returns a different chunk.
+    public static let replayMismatch = "replay_mismatch"
+    /// A tampered postback is answered with a success.
+    public static let tamperedCursorAccepted = "tampered_cursor_accepted"
+    /// An error is not a 4xx `application/problem+json` body with a matching `status`.
+    public static let invalidProblemResponse = "invalid_problem_response"
+    /// An api action fails: HTTP error, transport error, or a body that is not an `actionResponse` envelope.
+    public static let actionFailed = "action_failed"
+    /// An action's mutation does not apply to the current document (`mutation_target_not_found`, …).
+    public static let mutationFailed = "mutation_failed"
+    /// An action's mutation introduces a section or widget id the document already has.
+    public static let mutationIDCollision = "mutation_id_collision"
+    /// An action response's effect is not one the client can run (unknown type, invalid fields).
+    public static let invalidEffect = "invalid_effect"
+    /// Widget state set before `loadNextPage()` is gone after it.
+    public static let widgetStateLostOnPagination = "widget_state_lost_on_pagination"
+    /// Widget state survives `refresh()`.
+    public static let widgetStateKeptOnRefresh = "widget_state_kept_on_refresh"
+    /// The document after `refresh()` differs from a fresh load.
+    public static let refreshDiffersFromFreshLoad = "refresh_differs_from_fresh_load"
+    /// A response's `Content-Type` is not `application/json` (or `application/problem+json` for errors).
+    public static let wrongContentType = "wrong_content_type"
+    /// `Accept-Encoding: gzip` is not honoured on a body of at least 1 KiB, or the gzip body differs.
+    public static let gzipNotHonoured = "gzip_not_honoured"
+    /// `ETag` and `If-None-Match` disagree (no 304 for the current tag, a 304 for another, a body on a 304).
+    public static let etagInconsistent = "etag_inconsistent"
+
+    /// Every code, in documentation order.
+    public static let all = [
+        pageFailed, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
+        tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
+        invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
+        wrongContentType, gzipNotHonoured, etagInconsistent,
+    ]
+}

@@ -1,0 +1,207 @@
+// `flow-bff verify`: the contract test. Parses its options, starts an in-process server for --pages, and runs
+// ContractVerifier (PageStore over its HTTP loader) against the URL.
+import BFFServer
+import ContractVerifier
+import Foundation
+
+let verifyUsage = """
+    flow-bff verify — crawl a server like a device and report every contract violation
+
+    USAGE
+      flow-bff verify --url URL   [options]     crawl a running server (the mock or your real BFF)
+      flow-bff verify --pages DIR [options]     serve DIR in-process on 127.0.0.1 (ephemeral port) and crawl it
+
+    OPTIONS
+      --page ID[?name=value&…]   an entry page (repeatable). Default: every page of DIR with --pages, else home.
+      --report junit|json FILE   also write a JUnit XML or JSON report (repeatable).
+      --max-chunks N             next-page requests per page before pagination counts as endless (10000).
+      --max-pages N              page targets (page id + parameters) crawled in all (500).
+      --max-variants N           parameter sets crawled per page id (8).
+      --timeout SECONDS          per request (30).
+      --header 'Name: value'     sent with every request, e.g. Authorization (repeatable).
+      --config FILE              with --pages: the server configuration (default config/default.json).
+      --unchecked                with --pages: serve pages even with lint errors (contract-test corpora only).
+
+    EXIT STATUS
+      0 no violation, 1 violations (or lint errors in DIR), 2 usage or connection error.
+    """
+
+/// The options of `flow-bff verify`, parsed by hand: `--page`, `--header` and `--report KIND FILE` repeat.
+struct VerifyOptions: Sendable {
+    var url: String?
+    var pages: String?
+    var config: String?
+    var entryPages: [PageTarget] = []
+    var reports: [(kind: String, file: String)] = []
+    var maximumChunks = 10_000
+    var maximumPageLoads = 500
+    var maximumVariants = 8
+    var timeout = 30.0
+    var headers: [String: String] = [:]
+    var unchecked = false
+    var help = false
+
+    init(_ arguments: [String]) throws {
+        var remaining = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let value = remaining.popFirst() else {
+                throw CommandLineArguments.UsageError(description: "\(flag) needs a value")
+            }
+            return value
+        }
+        func number(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number > 0 else {
+                throw CommandLineArguments.UsageError(description: "\(flag) takes a positive integer, not \(text)")
+            }
+            return number
+        }
+        while let argument = remaining.popFirst() {
+            var flag = argument
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                flag = String(argument[..<equals])
+                remaining.insert(String(argument[argument.index(after: equals)...]), at: remaining.startIndex)
+            }
+            switch flag {
+            case "--help", "-h": help = true
+            case "--url": url = try value(flag)
+            case "--pages": pages = try value(flag)
+            case "--config": config = try value(flag)
+            case "--unchecked": unchecked = true
+            case "--page":
+                let text = try value(flag)
+                guard let target = PageTarget(text) else {
+                    throw CommandLineArguments.UsageError(description: "--page takes ID or ID?name=value, not \(text)")
+                }
+                entryPages.append(target)
+            case "--report":
+                let kind = try value(flag)
+                guard kind == "junit" || kind == "json" else {
+                    throw CommandLineArguments.UsageError(description: "--report takes junit or json, not \(kind)")
+                }
+                reports.append((kind, try value(flag)))
+            case "--max-chunks": maximumChunks = try number(flag)
+            case "--max-pages": maximumPageLoads = try number(flag)
+            case "--max-variants": maximumVariants = try number(flag)
+            case "--timeout":
+                let text = try value(flag)
+                guard let seconds = Double(text), seconds > 0 else {
+                    throw CommandLineArguments.UsageError(description: "--timeout takes seconds, not \(text)")
+                }
+                timeout = seconds
+            case "--header":
+                let text = try value(flag)
+                guard let colon = text.firstIndex(of: ":") else {
+                    throw CommandLineArguments.UsageError(description: "--header takes 'Name: value', not \(text)")
+                }
+                headers[String(text[..<colon])] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            default:
+                throw CommandLineArguments.UsageError(description: "unknown option \(argument) for verify")
+            }
+        }
+        guard help || (url == nil) != (pages == nil) else {
+            throw CommandLineArguments.UsageError(description: "verify takes exactly one of --url URL and --pages DIR")
+        }
+        if url != nil, config != nil || unchecked {
+            throw CommandLineArguments.UsageError(description: "--config and --unchecked only apply to --pages")
+        }
+    }
+}
+
+/// `flow-bff verify …`: never returns.
+func verify(_ arguments: [String]) -> Never {
+    let options: VerifyOptions
+    do {
+        options = try VerifyOptions(arguments)
+    } catch {
+        fail("\(error); see flow-bff verify --help")
+    }
+    if options.help {
+        print(verifyUsage)
+        exit(0)
+    }
+    var entryPages = options.entryPages
+    var service: BFFService?
+    let baseURL: URL
+    if let directory = options.pages {
+        let started = startVerifyServer(directory: directory, options: options)
+        service = started.service
+        baseURL = URL(string: started.service.baseURL)!
+        for id in started.pageIDs where !entryPages.contains(PageTarget(pageID: id)) {
+            entryPages.append(PageTarget(pageID: id))
+        }
+    } else {
+        guard let url = URL(string: options.url ?? ""), url.scheme == "http" || url.scheme == "https" else {
+            fail("--url takes an http or https URL, not \(options.url ?? "")")
+        }
+        baseURL = url
+        if entryPages.isEmpty { entryPages = [PageTarget(pageID: "home")] }
+    }
+    let configuration = VerifierConfiguration(
+        baseURL: baseURL, entryPages: entryPages, maximumChunks: options.maximumChunks,
+        maximumPageLoads: options.maximumPageLoads, maximumParameterSetsPerPage: options.maximumVariants,
+        timeout: options.timeout, headers: options.headers)
+    let server = service
+    Task { @MainActor in
+        let status = await runVerification(configuration, reports: options.reports)
+        server?.shutdown()
+        exit(status)
+    }
+    dispatchMain()
+}
+
+/// Loads DIR with the server's rules and starts it on 127.0.0.1, port 0, without access log.
+func startVerifyServer(directory: String, options: VerifyOptions) -> (service: BFFService, pageIDs: [String]) {
+    var flags = ["serve", "--pages", directory]
+    if let config = options.config { flags += ["--config", config] }
+    var configuration: BFFConfiguration
+    do {
+        configuration = loadConfiguration(try CommandLineArguments(flags))
+    } catch {
+        fail("\(error)")
+    }
+    configuration.server.host = "127.0.0.1"
+    configuration.server.port = 0
+    configuration.logging.accessLog = false
+    let catalog = PageCatalog.load(
+        directory: configuration.pages.directory, defaults: configuration.pages, unchecked: options.unchecked)
+    let errors = catalog.diagnostics.filter { $0.diagnostic.severity == .error }
+    if !errors.isEmpty {
+        printDiagnostics(errors)
+        if !options.unchecked {
+            fail(
+                "not verifying: \(errors.count) errors in \(directory) (listed above; flow-bff check \(directory))",
+                status: 1)
+        }
+    }
+    do {
+        let service = try makeServer(configuration: configuration, catalog: catalog, log: MemoryLogSink())
+        try service.start()
+        return (service, catalog.pageIDs)
+    } catch {
+        fail("cannot start the in-process server: \(error)")
+    }
+}
+
+/// Crawls, prints the summary, writes the reports; returns the exit status.
+@MainActor
+func runVerification(_ configuration: VerifierConfiguration, reports: [(kind: String, file: String)]) async -> Int32 {
+    let report: VerificationReport
+    do {
+        report = try await ContractVerifier(configuration: configuration).run()
+    } catch {
+        FileHandle.standardError.write(Data("flow-bff: verify: \(error)\n".utf8))
+        return 2
+    }
+    print(report.summary)
+    for (kind, file) in reports {
+        do {
+            let data = kind == "junit" ? Data(report.junitXML.utf8) : try report.jsonData()
+            try data.write(to: URL(fileURLWithPath: file))
+        } catch {
+            FileHandle.standardError.write(Data("flow-bff: cannot write \(file): \(error)\n".utf8))
+            return 2
+        }
+    }
+    return report.passed ? 0 : 1
+}

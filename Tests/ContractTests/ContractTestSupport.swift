@@ -1,0 +1,92 @@
+import BFFServer
+import ContractVerifier
+import Foundation
+import PageModel
+
+/// The repository root, found from this file.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// `Tests/ContractTests/BrokenServers`.
+let brokenServersDirectory = repositoryRoot + "/Tests/ContractTests/BrokenServers"
+
+/// Crawls `url` with limits small enough for tests.
+@MainActor
+func crawl(_ url: URL, entry: [String], maximumChunks: Int = 50) async throws -> VerificationReport {
+    let configuration = VerifierConfiguration(
+        baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: maximumChunks, timeout: 10)
+    return try await ContractVerifier(configuration: configuration).run()
+}
+
+/// Serves a page directory on 127.0.0.1, port 0 — `unchecked`, so deliberately broken pages are served — and
+/// runs `body` with the base URL and the page ids.
+func withPagesServer<Result>(
+    _ directory: String, unchecked: Bool = true, _ body: (URL, [String]) async throws -> Result
+) async throws -> Result {
+    var configuration = BFFConfiguration()
+    configuration.server.host = "127.0.0.1"
+    configuration.server.port = 0
+    configuration.server.workers = 1
+    configuration.logging.accessLog = false
+    let catalog = PageCatalog.load(directory: directory, defaults: configuration.pages, unchecked: unchecked)
+    let service = try makeServer(configuration: configuration, catalog: catalog, log: MemoryLogSink())
+    try service.start()
+    do {
+        let result = try await body(URL(string: service.baseURL)!, catalog.pageIDs)
+        service.shutdown()
+        await service.server.stoppedAsync()
+        return result
+    } catch {
+        service.shutdown()
+        await service.server.stoppedAsync()
+        throw error
+    }
+}
+
+/// One directory of the broken-server corpus: the rule it breaks and the codes `verify` must report.
+struct BrokenServer: Sendable, CustomStringConvertible {
+    var name: String
+    var directory: String
+    var expectedCodes: Set<String>
+    var rule: String
+
+    var description: String { name }
+
+    static let all: [BrokenServer] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: brokenServersDirectory)) ?? []
+        return names.sorted().compactMap { name in
+            let directory = brokenServersDirectory + "/" + name
+            guard let text = try? String(contentsOfFile: directory + "/expected-codes.txt", encoding: .utf8) else {
+                return nil
+            }
+            let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            return BrokenServer(
+                name: name, directory: directory,
+                expectedCodes: Set(lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }),
+                rule: lines.first { $0.hasPrefix("#") }.map { String($0.dropFirst(2)) } ?? "")
+        }
+    }()
+
+    /// Starts this broken server (flow-bff over `pages/` unchecked, or a ``RawServer`` over `routes.json`) and
+    /// runs `body` with its URL and entry pages.
+    func run<Result>(_ body: (URL, [String]) async throws -> Result) async throws -> Result {
+        if FileManager.default.fileExists(atPath: directory + "/pages") {
+            return try await withPagesServer(directory + "/pages", body)
+        }
+        let raw = try RawServer(routesFile: directory + "/routes.json")
+        try raw.server.start()
+        do {
+            let result = try await body(raw.baseURL, raw.table.entry)
+            raw.server.shutdown()
+            await raw.server.stoppedAsync()
+            return result
+        } catch {
+            raw.server.shutdown()
+            await raw.server.stoppedAsync()
+            throw error
+        }
+    }
+}

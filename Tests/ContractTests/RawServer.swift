@@ -1,0 +1,100 @@
+import Foundation
+import HTTPCore
+import PageModel
+import Synchronization
+
+/// A purpose-built loopback server for broken behaviours a page directory cannot express (duplicate ids across
+/// chunks, endless cursors, invalid JSON, wrong headers): it answers from a route table, `routes.json`.
+///
+/// ```json
+/// { "entry": ["home"], "compression": true,
+///   "routes": [ { "method": "GET", "path": "/v1/pages/home", "query": "*", "requestHeaders": {"Cache-Control": "no-cache"},
+///                 "responses": [ { "status": 200, "headers": {"ETag": "\"1\""}, "body": {…} }, { "text": "…" } ] } ] }
+/// ```
+///
+/// Routes are tried in order. `method` defaults to GET; `query` absent matches requests without a query, `"*"`
+/// any query, otherwise the raw query exactly; `requestHeaders` values must match exactly (`"*"`: present).
+/// `responses` are served in turn (cycling); each has `status` (200), `headers`, and a JSON `body` (sent as
+/// `application/json` unless `headers` set a type) or a raw `text`. No match: 404 problem+json.
+final class RawServer: Sendable {
+    struct Table: Decodable {
+        var entry: [String]
+        var compression: Bool?
+        var routes: [Route]
+    }
+
+    struct Route: Decodable {
+        var method: String?
+        var path: String
+        var query: String?
+        var requestHeaders: [String: String]?
+        var responses: [Answer]
+    }
+
+    struct Answer: Decodable {
+        var status: Int?
+        var headers: [String: String]?
+        var body: JSONValue?
+        var text: String?
+    }
+
+    /// How many times each route answered, so `responses` are served in turn.
+    final class Turns: Sendable {
+        private let counts = Mutex<[Int: Int]>([:])
+
+        func next(_ route: Int) -> Int {
+            counts.withLock { counts in
+                defer { counts[route, default: 0] += 1 }
+                return counts[route, default: 0]
+            }
+        }
+    }
+
+    let table: Table
+    let server: HTTPServer
+
+    init(routesFile: String) throws {
+        let table = try JSONDecoder().decode(Table.self, from: Data(contentsOf: URL(fileURLWithPath: routesFile)))
+        self.table = table
+        let turns = Turns()
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.workerThreads = 1
+        configuration.compression.enabled = table.compression ?? true
+        server = HTTPServer(configuration: configuration) { request in
+            RawServer.answer(request, table: table, turns: turns)
+        }
+    }
+
+    var baseURL: URL { URL(string: "http://" + server.localAddress)! }
+
+    static func answer(_ request: HTTPRequest, table: Table, turns: Turns) -> HTTPReply {
+        for (index, route) in table.routes.enumerated() where matches(route, request) {
+            let turn = turns.next(index)
+            let answer = route.responses[turn % route.responses.count]
+            var headers = HTTPFields()
+            for (name, value) in (answer.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.set(name, value) }
+            let bytes = answer.text.map { Array($0.utf8) } ?? answer.body.map { JSONWriter().write($0) } ?? []
+            if headers["Content-Type"] == nil, answer.body != nil { headers.set("Content-Type", "application/json") }
+            return .response(
+                HTTPResponse(status: HTTPStatus(code: answer.status ?? 200), headers: headers, body: .bytes(bytes)))
+        }
+        let problem = ProblemDetails(
+            status: 404, code: "page_not_found", title: "Not found", detail: "No route for \(request.target).")
+        return .response(
+            .bytes(JSONWriter().write(problem.json), contentType: ProblemDetails.mediaType, status: 404))
+    }
+
+    static func matches(_ route: Route, _ request: HTTPRequest) -> Bool {
+        guard request.method.rawValue == (route.method ?? "GET"), request.path == route.path else { return false }
+        switch route.query {
+        case nil: if let query = request.query, !query.isEmpty { return false }
+        case "*": break
+        case let query?: if request.query != query { return false }
+        }
+        for (name, value) in route.requestHeaders ?? [:] {
+            guard let sent = request.headers[name] else { return false }
+            if value != "*" && sent != value { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import FoundationXML
+import Testing
+
+/// `flow-bff verify` as CI runs it: the built executable, real processes, loopback only.
+@Suite struct VerifyCommandTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static var executable: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while directory.path.contains(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("flow-bff").path
+    }
+
+    static func process(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLOW_BFF_") }
+        return process
+    }
+
+    func run(_ arguments: [String]) throws -> Run {
+        let process = Self.process(arguments)
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(UUID().uuidString)-\(name)").path
+    }
+
+    @Test func verifyPagesPassesPrintsCoverageAndWritesReports() throws {
+        let junit = Self.temporaryFile("junit.xml")
+        let json = Self.temporaryFile("report.json")
+        defer {
+            try? FileManager.default.removeItem(atPath: junit)
+            try? FileManager.default.removeItem(atPath: json)
+        }
+        let result = try run(["verify", "--pages", "pages", "--report", "junit", junit, "--report", "json", json])
+        #expect(result.status == 0, "\(result.output)\n\(result.errors)")
+        #expect(result.output.contains("coverage: 6 pages"))
+        #expect(result.output.contains("PASSED: no contract violations"))
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
+        #expect(document.rootElement()?.attribute(forName: "failures")?.stringValue == "0")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json)))
+        #expect((report as? [String: Any])?["passed"] as? Bool == true)
+    }
+
+    @Test func verifyURLAgainstASeparateServeGivesTheSameResult() throws {
+        let serve = Self.process(["serve", "--port", "0"])
+        let output = Pipe()
+        serve.standardOutput = output
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        // The startup lines name the bound URL; read until they do (bounded: the process exits on failure).
+        var text = ""
+        var url: String?
+        for _ in 0..<200 where url == nil {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            url = text.firstMatch(of: /serving .* on (http:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+        let base = try #require(url, "serve printed its URL: \(text)")
+        let pages = ["cart", "checkout", "empty", "feed", "home", "product"]
+        let overURL = try run(["verify", "--url", base] + pages.flatMap { ["--page", $0] })
+        let inProcess = try run(["verify", "--pages", "pages"])
+        #expect(overURL.status == 0, "\(overURL.output)\n\(overURL.errors)")
+        #expect(inProcess.status == 0)
+        let coverage = { (run: Run) in run.output.split(separator: "\n").first { $0.hasPrefix("coverage:") } }
+        #expect(coverage(overURL) != nil)
+        #expect(coverage(overURL) == coverage(inProcess))
+    }
+
+    @Test func brokenPagesExit1WithTheirCodesOrAreRefusedWithoutUnchecked() throws {
+        let directory = brokenServersDirectory + "/mutation_missing_target/pages"
+        let unchecked = try run(["verify", "--pages", directory, "--unchecked"])
+        #expect(unchecked.status == 1)
+        #expect(unchecked.output.contains("mutation_failed"))
+        #expect(unchecked.output.contains("FAILED: 1 violations (mutation_failed)"))
+        let refused = try run(["verify", "--pages", directory])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("mutation_target_not_found"))
+        #expect(refused.errors.contains("not verifying"))
+    }
+
+    @Test func usageAndConnectionErrorsExit2() throws {
+        let neither = try run(["verify"])
+        #expect(neither.status == 2)
+        #expect(neither.errors.contains("exactly one of --url URL and --pages DIR"))
+        let badReport = try run(["verify", "--pages", "pages", "--report", "xml", "out.xml"])
+        #expect(badReport.status == 2)
+        let unreachable = try run(["verify", "--url", "http://127.0.0.1:1", "--timeout", "5"])
+        #expect(unreachable.status == 2)
+        #expect(unreachable.errors.contains("cannot reach http://127.0.0.1:1"))
+        let help = try run(["verify", "--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("--report junit|json FILE"))
+    }
+}
