@@ -54,12 +54,25 @@ final class PageCrawl {
         await checkHTTP()
         await paginate(store, diagnosticsSeen: diagnostics.count)
         guard let document = store.peek(\.page) else { return }
+        checkCapabilities(document)
         let scan = DocumentScan(document)
         report.sections = document.sections.count
         report.widgets = scan.widgetCount
         links.append(contentsOf: scan.links)
         await fireActions(scan.apiActions, on: document, store: store)
         await checkRefresh(store)
+    }
+
+    /// With a capability profile: the document as served (first page and every chunk, before any action) holds
+    /// only what that client renders.
+    func checkCapabilities(_ document: PageModel) {
+        guard let profile = configuration.capabilities else { return }
+        begin("capabilities")
+        for problem in CapabilityCheck.problems(in: document, for: profile.capabilities) {
+            record(
+                ViolationCode.unrenderableWidget, "capabilities", request: loader.describe(initialRequest),
+                path: problem.path, message: "\(problem.code) for profile \(profile.name): \(problem.message)")
+        }
     }
 
     // MARK: Recording

@@ -30,6 +30,9 @@ public struct PageReport: Sendable, Hashable, Codable {
     /// Api action requests sent.
     public var actionRequests = 0
     public var checks: [CheckResult] = []
+    /// What the server changed for the declared client (`degradations` of the first page, e.g.
+    /// `widget_dropped totals.divider`); empty without `--capabilities`.
+    public var degradations: [String] = []
 
     public init(page: String) {
         self.page = page

@@ -1,4 +1,5 @@
 import Foundation
+import PageModel
 
 /// What `verify` crawls and how far, with documented defaults.
 public struct VerifierConfiguration: Sendable {
@@ -19,12 +20,16 @@ public struct VerifierConfiguration: Sendable {
     public var headers: [String: String]
     /// Violations kept per check of one page; further ones are counted. Default 50.
     public var maximumViolationsPerCheck: Int
+    /// The client to crawl as (`--capabilities PROFILE`): its `X-Flow-Client` header is sent with every request
+    /// and every page and chunk must contain only what it renders. Default `nil` (no declaration).
+    public var capabilities: CapabilityProfile?
 
     public init(
         baseURL: URL, entryPages: [PageTarget] = [PageTarget(pageID: "home")], maximumChunks: Int = 10_000,
         maximumPageLoads: Int = 500, maximumParameterSetsPerPage: Int = 8, timeout: Double = 30,
-        headers: [String: String] = [:], maximumViolationsPerCheck: Int = 50
+        headers: [String: String] = [:], maximumViolationsPerCheck: Int = 50, capabilities: CapabilityProfile? = nil
     ) {
+        self.capabilities = capabilities
         self.baseURL = baseURL
         self.entryPages = entryPages
         self.maximumChunks = maximumChunks

@@ -81,12 +81,15 @@ public enum ViolationCode {
     public static let gzipNotHonoured = "gzip_not_honoured"
     /// `ETag` and `If-None-Match` disagree (no 304 for the current tag, a 304 for another, a body on a 304).
     public static let etagInconsistent = "etag_inconsistent"
+    /// With `--capabilities PROFILE`: a page or chunk shows the client a widget or section it cannot render, or
+    /// an unlocalized `$l10n:` string.
+    public static let unrenderableWidget = "unrenderable_widget"
 
     /// Every code, in documentation order.
     public static let all = [
         pageFailed, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
-        wrongContentType, gzipNotHonoured, etagInconsistent,
+        wrongContentType, gzipNotHonoured, etagInconsistent, unrenderableWidget,
     ]
 }

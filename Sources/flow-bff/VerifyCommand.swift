@@ -3,6 +3,7 @@
 import BFFServer
 import ContractVerifier
 import Foundation
+import PageModel
 
 let verifyUsage = """
     flow-bff verify — crawl a server like a device and report every contract violation
@@ -21,6 +22,9 @@ let verifyUsage = """
       --header 'Name: value'     sent with every request, e.g. Authorization (repeatable).
       --config FILE              with --pages: the server configuration (default config/default.json).
       --unchecked                with --pages: serve pages even with lint errors (contract-test corpora only).
+      --capabilities PROFILE     crawl as that client (its X-Flow-Client header) and fail on any widget it
+                                 cannot render; profiles: current, legacy, minimal, … (config/capability-profiles.json)
+      --profiles FILE            the capability profiles file (default config/capability-profiles.json).
 
     EXIT STATUS
       0 no violation, 1 violations (or lint errors in DIR), 2 usage or connection error.
@@ -39,6 +43,8 @@ struct VerifyOptions: Sendable {
     var timeout = 30.0
     var headers: [String: String] = [:]
     var unchecked = false
+    var capabilities: String?
+    var profiles = "config/capability-profiles.json"
     var help = false
 
     init(_ arguments: [String]) throws {
@@ -68,6 +74,8 @@ struct VerifyOptions: Sendable {
             case "--pages": pages = try value(flag)
             case "--config": config = try value(flag)
             case "--unchecked": unchecked = true
+            case "--capabilities": capabilities = try value(flag)
+            case "--profiles": profiles = try value(flag)
             case "--page":
                 let text = try value(flag)
                 guard let target = PageTarget(text) else {
@@ -137,10 +145,24 @@ func verify(_ arguments: [String]) -> Never {
         baseURL = url
         if entryPages.isEmpty { entryPages = [PageTarget(pageID: "home")] }
     }
+    var profile: CapabilityProfile?
+    var headers = options.headers
+    if let name = options.capabilities {
+        do {
+            guard let bytes = FileManager.default.contents(atPath: options.profiles) else {
+                throw VerifierError(message: "cannot read \(options.profiles)")
+            }
+            let selected = try CapabilityProfile.named(name, in: try CapabilityProfile.load(Array(bytes)))
+            headers[ClientCapabilities.headerName] = selected.header
+            profile = selected
+        } catch {
+            fail("--capabilities \(name): \(error)")
+        }
+    }
     let configuration = VerifierConfiguration(
         baseURL: baseURL, entryPages: entryPages, maximumChunks: options.maximumChunks,
         maximumPageLoads: options.maximumPageLoads, maximumParameterSetsPerPage: options.maximumVariants,
-        timeout: options.timeout, headers: options.headers)
+        timeout: options.timeout, headers: headers, capabilities: profile)
     let server = service
     Task { @MainActor in
         let status = await runVerification(configuration, reports: options.reports)
