@@ -11,6 +11,7 @@ let usage = """
     USAGE
       flow-bff [serve] [--pages DIR] [--config FILE] [--host HOST] [--port PORT]
       flow-bff check [DIR]
+      flow-bff verify (--url URL | --pages DIR) [options]     (see flow-bff verify --help)
       flow-bff --help | --version
 
     COMMANDS
@@ -18,6 +19,8 @@ let usage = """
               Prints the URL of every page and action. SIGTERM or Ctrl-C shuts down gracefully.
       check   Lint a pages directory offline with the server's rules. Prints every finding as
               file: JSON-path: severity: code: message. Exit status 1 when there is an error.
+      verify  Crawl a server like a device (the embedded PageStore) and report every contract
+              violation; JUnit and JSON reports for CI.
 
     CONFIGURATION
       Files (--config, default config/default.json), then FLOW_BFF_* environment variables,
