@@ -60,7 +60,9 @@ let package = Package(
         .testTarget(name: "PageStoreTests", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
         .testTarget(
             name: "ProductPageExampleTests",
-            dependencies: ["ProductPageExample", "BFFServer", "BFFTesting", "HTTPCore", "PageModel"],
+            dependencies: [
+                "ProductPageExample", "BFFServer", "BFFTesting", "HTTPCore", "PageModel", "ContractVerifier",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "ContractTests",

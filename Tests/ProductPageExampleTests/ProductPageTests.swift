@@ -1,5 +1,6 @@
 import BFFServer
 import BFFTesting
+import ContractVerifier
 import Dispatch
 import Foundation
 import HTTPCore
@@ -109,6 +110,27 @@ import Testing
             #expect(unknown.status == 404 && unknown.text.contains("page_not_found"))
             let missing = try await http.get("/v1/pages/product-live")
             #expect(missing.status == 400 && missing.header("Content-Type") == "application/problem+json")
+        }
+    }
+
+    /// The contract test itself (PageStore over its HTTP loader) passes on the provider page, healthy and with a
+    /// dead reviews upstream (the degraded section is still a valid page).
+    @Test func theProviderPagePassesVerify() async throws {
+        let closed = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in .text("") }
+        try closed.start()
+        let deadURL = "http://" + closed.localAddress
+        closed.shutdown()
+        await closed.stoppedAsync()
+        for reviewsURL in [nil, deadURL] {
+            try await withProductPage(reviewsURL: reviewsURL) { server, _, _ in
+                let configuration = VerifierConfiguration(
+                    baseURL: URL(string: server.baseURL)!,
+                    entryPages: [PageTarget(pageID: "product-live", parameters: ["productID": "p-2210"])],
+                    maximumChunks: 20, maximumPageLoads: 5, timeout: 10)
+                let report = try await ContractVerifier(configuration: configuration).run()
+                #expect(report.passed, "\(report.summary)")
+                #expect(report.coverage.cursors >= 1)
+            }
         }
     }
 
