@@ -15,15 +15,23 @@ from collections import defaultdict
 
 
 def duration_us(text):
-    value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
-    return float(value) * {"us": 1, "ms": 1e3, "s": 1e6}[unit]
+    match = re.match(r"([\d.]+)(us|ms|s|m|h)$", text)
+    if not match:
+        sys.stderr.write("unparsed latency %r in wrk output\n" % text)
+        return float("nan")
+    value, unit = match.groups()
+    return float(value) * {"us": 1, "ms": 1e3, "s": 1e6, "m": 6e7, "h": 3.6e9}[unit]
 
 
 def row(server, tag, conns, rnd, ticks, hz, out):
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     total = int(re.search(r"(\d+) requests in", out).group(1))
-    p50 = duration_us(re.search(r"50%\s+(\S+)", out).group(1))
-    p99 = duration_us(re.search(r"99%\s+(\S+)", out).group(1))
+    p50_match = re.search(r"^\s*50%\s+(\S+)", out, re.M)
+    p99_match = re.search(r"^\s*99%\s+(\S+)", out, re.M)
+    if not p50_match or not p99_match:
+        sys.stderr.write("no latency distribution in wrk output:\n%s\n" % out)
+    p50 = duration_us(p50_match.group(1)) if p50_match else float("nan")
+    p99 = duration_us(p99_match.group(1)) if p99_match else float("nan")
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     errs = sum(map(int, errors.groups())) if errors else 0
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
