@@ -8,7 +8,7 @@ import PageModel
 extension BFFApplication {
     /// The deferred reply for a provider page route, or `nil` when the request is for something else.
     func providerReply(for request: HTTPRequest, requestID: String, start: UInt64) -> HTTPReply? {
-        guard request.path.hasPrefix("/v1/pages/") else { return nil }
+        guard !providers.isEmpty, request.path.hasPrefix("/v1/pages/") else { return nil }
         let rest = request.path.utf8.dropFirst(10).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         let isNext = rest.count == 2 && rest[1].elementsEqual("next".utf8)
         guard rest.count == 1 || isNext, let id = String(rest[0]),

@@ -47,6 +47,9 @@ public final class PageProviders: Sendable {
     /// Registered page ids, sorted.
     public var pageIDs: [String] { entries.withLock { $0.keys.sorted() } }
 
+    /// True while no provider is registered (one atomic load).
+    var isEmpty: Bool { registered.load(ordering: .relaxed) == 0 }
+
     /// The registration for `pageID`; one atomic load when nothing is registered (the file-page hot path).
     func registration(for pageID: some StringProtocol) -> Registration? {
         guard registered.load(ordering: .relaxed) > 0 else { return nil }
