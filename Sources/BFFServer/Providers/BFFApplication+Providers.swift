@@ -35,11 +35,7 @@ extension BFFApplication {
                     self.log.write(
                         "{\"level\":\"error\",\"requestID\":\"\(requestID)\",\"page\":\"\(id)\",\"message\":\(AccessLogLine.quoted(String(describing: error)))}"
                     )
-                    response =
-                        ProblemDetails(
-                            status: 500, code: "internal_error", title: "Internal error",
-                            detail: "The request ID is \(requestID)."
-                        ).response
+                    response = Self.internalError(requestID: requestID).response
                 }
                 response = self.finish(
                     response, request: request, requestID: requestID, start: start, route: isNext ? "nextPage" : "page")

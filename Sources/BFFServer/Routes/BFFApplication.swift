@@ -100,25 +100,15 @@ public final class BFFApplication: HTTPResponder {
             log.write(
                 "{\"level\":\"error\",\"requestID\":\"\(requestID)\",\"message\":\(AccessLogLine.quoted(String(describing: error)))}"
             )
-            response =
-                ProblemDetails(
-                    status: 500, code: "internal_error", title: "Internal error",
-                    detail: "The request ID is \(requestID)."
-                ).response
+            response = Self.internalError(requestID: requestID).response
         }
-        response.headers.set("X-Request-ID", requestID)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let (status, bytes) = Self.outcome(of: response, for: request)
-        metrics.record(route: route, status: status, seconds: seconds)
-        if configuration.logging.accessLog {
-            log.write(
-                AccessLogLine(
-                    requestID: requestID, method: request.method.rawValue, path: request.path, route: route,
-                    status: status,
-                    bytes: bytes, seconds: seconds
-                ).json)
-        }
-        return .response(response)
+        return .response(finish(response, request: request, requestID: requestID, start: start, route: route))
+    }
+
+    /// The 500 answered for an unexpected error: it names the request id the log line carries, nothing else.
+    static func internalError(requestID: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 500, code: "internal_error", title: "Internal error", detail: "The request ID is \(requestID).")
     }
 
     /// The status and body size the server will send for `response` (a prepared body may become a 304 or gzip).
