@@ -34,6 +34,7 @@ extension PageCrawl {
                 let diagnostics = store.peek(\.diagnostics)
                 let found = diagnosticsBefore < diagnostics.count ? Array(diagnostics[diagnosticsBefore...]) : []
                 checkResponse(response, diagnostics: found, document: document, check: check, request: requestText)
+                if let after = store.peek(\.page) { checkCapabilities(after, check: check, request: requestText) }
             case .failed(let error):
                 let isMutation = ["mutation_target_not_found", "no_document"].contains(error.code)
                 record(

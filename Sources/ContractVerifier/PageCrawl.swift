@@ -63,14 +63,14 @@ final class PageCrawl {
         await checkRefresh(store)
     }
 
-    /// With a capability profile: the document as served (first page and every chunk, before any action) holds
-    /// only what that client renders.
-    func checkCapabilities(_ document: PageModel) {
+    /// With a capability profile: `document` (as served, or after an action's mutations) holds only what that
+    /// client renders.
+    func checkCapabilities(_ document: PageModel, check: String = "capabilities", request: String? = nil) {
         guard let profile = configuration.capabilities else { return }
-        begin("capabilities")
+        begin(check)
         for problem in CapabilityCheck.problems(in: document, for: profile.capabilities) {
             record(
-                ViolationCode.unrenderableWidget, "capabilities", request: loader.describe(initialRequest),
+                ViolationCode.unrenderableWidget, check, request: request ?? loader.describe(initialRequest),
                 path: problem.path, message: "\(problem.code) for profile \(profile.name): \(problem.message)")
         }
     }

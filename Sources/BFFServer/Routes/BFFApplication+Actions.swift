@@ -47,6 +47,21 @@ extension BFFApplication {
             throw ProblemDetails.unknownAction(
                 name, suggestion: NearMiss.closest(to: name, among: snapshot.actionBodies.keys))
         }
-        return .prepared(prepared, headers: ["Cache-Control": "no-store"])
+        guard let action = snapshot.catalog.actions[name], let page = snapshot.catalog.pages[action.pageID] else {
+            return .prepared(prepared, headers: ["Cache-Control": "no-store"])
+        }
+        // A client that declares its capabilities (or a localized page) gets the answer resolved like the page,
+        // per request: actions are not cached by clients and are far rarer than page loads.
+        let variant = try ClientVariant.of(request, page: page)
+        guard let resolver = variant.resolver(for: page) else {
+            return .prepared(prepared, headers: ["Cache-Control": "no-store"])
+        }
+        let (response, degradations) = resolver.resolve(action.response)
+        var headers = page.responseHeaders(locale: variant.locale)
+        headers.set("Cache-Control", "no-store")
+        let bytes = ServedEnvelope.encode(
+            .actionResponse(response), degradations: variant.capabilities == nil ? nil : degradations,
+            locale: page.strings.map { variant.locale ?? $0.defaultLocale })
+        return .json(bytes, headers: headers)
     }
 }
