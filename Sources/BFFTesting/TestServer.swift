@@ -8,10 +8,11 @@ import PageModel
 ///   - pages: the pages directory (default: the repository's `pages/`, found from this file).
 ///   - configuration: the configuration to start from (port and host are forced to `127.0.0.1:0`).
 ///   - cursorKey: the cursor key, when the test needs a known one.
+///   - catalog: a catalog loaded by the test (e.g. an `unchecked` corpus); by default `pages` is loaded.
 ///   - log: the access-log sink; by default lines are kept in memory and dropped.
 public func withTestServer<Result>(
     pages: String? = nil, configuration: BFFConfiguration = BFFConfiguration(), cursorKey: String? = nil,
-    log: any BFFLogSink = MemoryLogSink(), _ body: (TestServer) async throws -> Result
+    catalog: PageCatalog? = nil, log: any BFFLogSink = MemoryLogSink(), _ body: (TestServer) async throws -> Result
 ) async throws -> Result {
     var configuration = configuration
     configuration.pages.directory = pages ?? TestServer.bundledPages
@@ -19,7 +20,7 @@ public func withTestServer<Result>(
     configuration.server.host = configuration.server.host == "::1" ? "::1" : "127.0.0.1"
     configuration.server.port = 0
     if configuration.server.workers == 0 { configuration.server.workers = 2 }
-    let service = try makeServer(configuration: configuration, log: log)
+    let service = try makeServer(configuration: configuration, catalog: catalog, log: log)
     try service.start()
     let server = TestServer(service: service)
     do {

@@ -4,40 +4,10 @@ import Testing
 
 /// Runs the built `flow-bff` executable as users do.
 @Suite struct CommandLineTests {
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    static var executable: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if directory.lastPathComponent.hasSuffix(".xctest") || directory.path.contains(".xctest/") {
-            while directory.path.contains(".xctest") { directory.deleteLastPathComponent() }
-        }
-        return directory.appendingPathComponent("flow-bff").path
-    }
-
     func run(_ arguments: [String], directory: String = repositoryRoot, environment: [String: String] = [:]) throws
-        -> Run
+        -> FlowBFFProcess.Run
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLOW_BFF_") }
-            .merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
+        try FlowBFFProcess.run(arguments, directory: directory, environment: environment)
     }
 
     @Test func checkPassesOnTheBundledPages() throws {

@@ -1,4 +1,5 @@
 import BFFServer
+import BFFTesting
 import ContractVerifier
 import Foundation
 import PageModel
@@ -27,22 +28,11 @@ func withPagesServer<Result>(
     _ directory: String, unchecked: Bool = true, _ body: (URL, [String]) async throws -> Result
 ) async throws -> Result {
     var configuration = BFFConfiguration()
-    configuration.server.host = "127.0.0.1"
-    configuration.server.port = 0
     configuration.server.workers = 1
     configuration.logging.accessLog = false
     let catalog = PageCatalog.load(directory: directory, defaults: configuration.pages, unchecked: unchecked)
-    let service = try makeServer(configuration: configuration, catalog: catalog, log: MemoryLogSink())
-    try service.start()
-    do {
-        let result = try await body(URL(string: service.baseURL)!, catalog.pageIDs)
-        service.shutdown()
-        await service.server.stoppedAsync()
-        return result
-    } catch {
-        service.shutdown()
-        await service.server.stoppedAsync()
-        throw error
+    return try await withTestServer(pages: directory, configuration: configuration, catalog: catalog) { server in
+        try await body(URL(string: server.baseURL)!, catalog.pageIDs)
     }
 }
 

@@ -1,43 +1,16 @@
+import BFFTesting
 import Foundation
 import FoundationXML
 import Testing
 
 /// `flow-bff verify` as CI runs it: the built executable, real processes, loopback only.
 @Suite struct VerifyCommandTests {
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    static var executable: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while directory.path.contains(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("flow-bff").path
-    }
-
     static func process(_ arguments: [String]) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLOW_BFF_") }
-        return process
+        FlowBFFProcess.process(arguments, directory: repositoryRoot)
     }
 
-    func run(_ arguments: [String]) throws -> Run {
-        let process = Self.process(arguments)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
+    func run(_ arguments: [String]) throws -> FlowBFFProcess.Run {
+        try FlowBFFProcess.run(arguments, directory: repositoryRoot)
     }
 
     static func temporaryFile(_ name: String) -> String {
@@ -86,7 +59,9 @@ import Testing
         let inProcess = try run(["verify", "--pages", "pages"])
         #expect(overURL.status == 0, "\(overURL.output)\n\(overURL.errors)")
         #expect(inProcess.status == 0)
-        let coverage = { (run: Run) in run.output.split(separator: "\n").first { $0.hasPrefix("coverage:") } }
+        let coverage = { (run: FlowBFFProcess.Run) in
+            run.output.split(separator: "\n").first { $0.hasPrefix("coverage:") }
+        }
         #expect(coverage(overURL) != nil)
         #expect(coverage(overURL) == coverage(inProcess))
     }

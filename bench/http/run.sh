@@ -78,7 +78,8 @@ PY
 gzip -k -9 -n "$WORK"/www/*.json
 chmod -R a+rX "$WORK/www"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=../lib/measure.sh
+source "$ROOT/bench/lib/measure.sh"
 
 # ---- servers -------------------------------------------------------------------------------------------------
 NGINX_PORT=$(free_port)
@@ -133,19 +134,9 @@ for file in 2k 20k 200k; do
 done
 echo "same bytes: ok (nginx :$NGINX_PORT, HTTPCore :$HTTPCORE_PORT)" >&2
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-CLK_TCK=$(getconf CLK_TCK)
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 
-run_one() { # server port pid conns file enc round
-    local server=$1 port=$2 pid=$3 conns=$4 file=$5 enc=$6 round=$7 header=() out before after
-    [[ $enc == gzip ]] && header=(-H "Accept-Encoding: gzip")
-    before=$(cpu_ticks "$pid")
-    out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "${header[@]}" "http://127.0.0.1:$port/$file.json")
-    after=$(cpu_ticks "$pid")
-    echo "$out" | python3 "$ROOT/bench/lib/wrkstat.py" row "$server" "$file $enc" "$conns" "$round" "$((after - before))" "$CLK_TCK" >>"$RESULTS"
-}
 
 echo "running: ${ROUNDS} rounds x {1,64} connections x 3 files x {plain,gzip} x 2 servers, ${DURATION}s each" >&2
 for round in $(seq "$ROUNDS"); do
@@ -155,9 +146,9 @@ for round in $(seq "$ROUNDS"); do
                 if ((round % 2)); then order="nginx httpcore"; else order="httpcore nginx"; fi
                 for server in $order; do
                     if [[ $server == nginx ]]; then
-                        run_one nginx "$NGINX_PORT" "$NGINX_WORKER" "$conns" "$file" "$enc" "$round"
+                        measure "$RESULTS" nginx "$file $enc" "$NGINX_WORKER" "http://127.0.0.1:$NGINX_PORT/$file.json" "$conns" "$enc" "$round"
                     else
-                        run_one httpcore "$HTTPCORE_PORT" "$HTTPCORE_PID" "$conns" "$file" "$enc" "$round"
+                        measure "$RESULTS" httpcore "$file $enc" "$HTTPCORE_PID" "http://127.0.0.1:$HTTPCORE_PORT/$file.json" "$conns" "$enc" "$round"
                     fi
                 done
             done

@@ -50,7 +50,8 @@ for name, count in (("sections100", 100), ("sections100k", 100_000)):
     json.dump(page, open(f"{sys.argv[1]}/{name}.json", "w"), separators=(",", ":"))
 PY
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=../lib/measure.sh
+source "$ROOT/bench/lib/measure.sh"
 BFF_PORT=$(free_port)
 FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_HOST=127.0.0.1 FLOW_BFF_SERVER_WORKERS=1 \
     taskset -c 0 "$BIN" serve --config "$ROOT/config/production.json" --pages "$WORK/pages" --port "$BFF_PORT" \
@@ -125,20 +126,10 @@ for pair in "feed.json|/v1/pages/feed" "feed-next.json|$FEED_NEXT"; do
 done
 echo "same bytes: ok (nginx :$NGINX_PORT, flow-bff :$BFF_PORT)" >&2
 
-CLK_TCK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 RESULTS="$WORK/results.tsv"
 LATENCY="$WORK/latency.tsv"
 : >"$RESULTS"
 : >"$LATENCY"
-run_one() { # output server tag pid url conns enc round
-    local output=$1 server=$2 tag=$3 pid=$4 url=$5 conns=$6 enc=$7 round=$8 header=() before after out
-    [[ $enc == gzip ]] && header=(-H "Accept-Encoding: gzip")
-    before=$(cpu_ticks "$pid")
-    out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "${header[@]}" "$url")
-    after=$(cpu_ticks "$pid")
-    echo "$out" | python3 "$ROOT/bench/lib/wrkstat.py" row "$server" "$tag" "$conns" "$round" "$((after - before))" "$CLK_TCK" >>"$output"
-}
 
 echo "running: $ROUNDS rounds x {1,64} connections x {first page, next chunk} x {plain, gzip} x 2 servers, ${DURATION}s each" >&2
 for round in $(seq "$ROUNDS"); do
@@ -150,9 +141,9 @@ for round in $(seq "$ROUNDS"); do
                 if ((round % 2)); then order="nginx flow-bff"; else order="flow-bff nginx"; fi
                 for server in $order; do
                     if [[ $server == nginx ]]; then
-                        run_one "$RESULTS" nginx "feed $what $enc" "$NGINX_WORKER" "$ngx" "$conns" "$enc" "$round"
+                        measure "$RESULTS" nginx "feed $what $enc" "$NGINX_WORKER" "$ngx" "$conns" "$enc" "$round"
                     else
-                        run_one "$RESULTS" flow-bff "feed $what $enc" "$BFF_PID" "$bff" "$conns" "$enc" "$round"
+                        measure "$RESULTS" flow-bff "feed $what $enc" "$BFF_PID" "$bff" "$conns" "$enc" "$round"
                     fi
                 done
             done
@@ -160,7 +151,7 @@ for round in $(seq "$ROUNDS"); do
     done
     for size in 100 100k; do
         target=$SMALL_NEXT; [[ $size == 100k ]] && target=$LARGE_NEXT
-        run_one "$LATENCY" "sections$size" "next chunk" "$BFF_PID" "$base$target" 1 plain "$round"
+        measure "$LATENCY" "sections$size" "next chunk" "$BFF_PID" "$base$target" 1 plain "$round"
     done
     echo "round $round done" >&2
 done

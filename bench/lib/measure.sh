@@ -1,0 +1,22 @@
+# Shared by the wrk benchmarks in bench/ (source it; needs DURATION and ROOT set).
+
+# A free TCP port on 127.0.0.1.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+CLK_TCK=$(getconf CLK_TCK)
+
+# User + system CPU ticks of a process so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# measure OUTPUT SERVER TAG PID URL CONNS ENC ROUND
+# One wrk run (wrk pinned to core 1, DURATION seconds, gzip when ENC is gzip) against URL, appending a
+# bench/lib/wrkstat.py row with the server process PID's CPU time over the run to OUTPUT.
+measure() {
+    local output=$1 server=$2 tag=$3 pid=$4 url=$5 conns=$6 enc=$7 round=$8 header=() before after out
+    [[ $enc == gzip ]] && header=(-H "Accept-Encoding: gzip")
+    before=$(cpu_ticks "$pid")
+    out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "${header[@]}" "$url")
+    after=$(cpu_ticks "$pid")
+    echo "$out" | python3 "$ROOT/bench/lib/wrkstat.py" row "$server" "$tag" "$conns" "$round" "$((after - before))" \
+        "$CLK_TCK" >>"$output"
+}
