@@ -57,6 +57,7 @@ let package = Package(
             name: "PageModelTests", dependencies: ["PageModel"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CZlib"], swiftSettings: strict),
         .testTarget(name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting"], swiftSettings: strict),
+        .testTarget(name: "FlowBFFCommandTests", dependencies: ["flow-bff"], swiftSettings: strict),
         .testTarget(name: "PageStoreTests", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
         .testTarget(
             name: "ProductPageExampleTests",

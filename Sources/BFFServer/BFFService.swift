@@ -50,6 +50,9 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
 
 /// The one builder the CLI and the tests call: loads the catalog (unless given) and wires application and server.
 ///
+/// - Parameters:
+///   - log: where the access log and the server's log lines go.
+///   - httpLogger: also told HTTPCore's error reports (and access entries, when it wants them).
 /// - Throws: ``CatalogError`` when the catalog has error diagnostics (nothing is served then), unless it was loaded
 ///   `unchecked` for a contract-test corpus.
 public func makeServer(
@@ -68,6 +71,9 @@ public func makeServer(
     http.timeouts.headerRead = .milliseconds(Int(configuration.http.headerTimeoutSeconds * 1000))
     http.timeouts.idle = .milliseconds(Int(configuration.http.idleTimeoutSeconds * 1000))
     http.timeouts.drain = .milliseconds(Int(configuration.server.drainSeconds * 1000))
-    let server = HTTPServer(configuration: http, logger: httpLogger, responder: application)
+    let log = ApplicationHTTPLog(
+        metrics: application.metrics, log: application.log, accessLog: configuration.logging.accessLog,
+        forward: httpLogger)
+    let server = HTTPServer(configuration: http, logger: log, responder: application)
     return BFFService(application: application, server: server, watcher: application.makePageWatcher())
 }

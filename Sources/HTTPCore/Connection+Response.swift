@@ -58,6 +58,7 @@ extension Connection {
         var bytesBody: [UInt8]?
         var contentLength: Int?
         var gzip = false
+        var preparedGzip = false
         var vary = false
         var chunked = false
         var stream: (@Sendable (HTTPBodyWriter) -> Void)?
@@ -90,6 +91,7 @@ extension Connection {
                 status = .notModified
                 preparedHead = useGzip ? prepared.gzipNotModifiedHead : prepared.identityNotModifiedHead
             } else if !status.forbidsBody {
+                preparedGzip = useGzip
                 preparedHead = useGzip ? prepared.gzipHead : prepared.identityHead
                 if !isHead { storageBody = useGzip ? prepared.gzip : prepared.identity }
             }
@@ -130,8 +132,9 @@ extension Connection {
             loop.logger.access(
                 HTTPAccessLogEntry(
                     method: info.method, target: info.target, version: info.version, status: status.code,
-                    bodyBytes: bodyLength, remoteAddress: info.remoteAddress,
-                    durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start))
+                    bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
+                    durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
+                    context: response.logContext))
         }
 
         if let stream {

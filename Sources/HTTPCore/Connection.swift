@@ -176,7 +176,7 @@ final class Connection {
     }
 
     func errorResponse(_ error: any Error, _ info: RequestInfo) -> HTTPResponse {
-        if let error = error as? any HTTPResponseError { return error.makeResponse() }
+        if let error = error as? any HTTPResponseConvertible { return error.makeResponse() }
         loop.logger.error("handler failed for \(info.method) \(info.target): \(error)")
         return HTTPError.genericInternal.makeResponse()
     }

@@ -2,17 +2,41 @@
     import Glibc
 #endif
 
-/// One served request, for access logging.
+/// One served request, for access logging: what the server actually wrote, not what the handler returned (a
+/// prepared body may have become a 304, a body gzip, a `HEAD` answer has no body).
 public struct HTTPAccessLogEntry: Sendable {
     public var method: HTTPMethod
     public var target: String
     public var version: HTTPVersion
+    /// The status line written.
     public var status: Int
-    /// Body bytes sent (after compression).
+    /// Body bytes written (after compression; 0 for `HEAD` and 304).
     public var bodyBytes: Int
+    /// Whether the body was sent with `Content-Encoding: gzip`.
+    public var gzip: Bool
     public var remoteAddress: String?
     /// Time from the complete request to the response being queued, in nanoseconds.
     public var durationNanoseconds: UInt64
+    /// The responder's ``HTTPResponse/logContext``; `nil` for answers the server made itself (malformed requests,
+    /// handler failures).
+    public var context: HTTPLogContext?
+}
+
+/// What a responder attaches to a response for the access log: it travels with the response inside the server and
+/// comes back in ``HTTPAccessLogEntry/context``; nothing of it is written to the client.
+public struct HTTPLogContext: Sendable {
+    /// The route's name, for metrics labels (`"page"`, `"nextPage"`, …).
+    public var route: String
+    /// The request id the response carries.
+    public var requestID: String
+    /// Anything else the log sink needs back (kept as an existential: set it only when needed).
+    public var extra: (any Sendable)?
+
+    public init(route: String, requestID: String, extra: (any Sendable)? = nil) {
+        self.route = route
+        self.requestID = requestID
+        self.extra = extra
+    }
 }
 
 /// Where the server reports access-log entries and errors. The library never creates a global logger: pass

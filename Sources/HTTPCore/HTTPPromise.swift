@@ -33,7 +33,7 @@ public final class HTTPPromise: Sendable {
     /// Whether the promise was already completed.
     public var isCompleted: Bool { sink.withLock { $0 == nil } }
 
-    private func complete(_ result: Result<HTTPReply, any Error>) {
+    func complete(_ result: Result<HTTPReply, any Error>) {
         if let sink = sink.withLock({ $0.take() }) {
             sink(result)
         }

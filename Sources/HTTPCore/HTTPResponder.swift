@@ -1,7 +1,7 @@
 /// Answers requests. Called on an event-loop (worker) thread: return quickly, never block. Use
 /// ``HTTPReply/deferred(_:)`` for anything slow.
 ///
-/// A thrown ``HTTPResponseError`` becomes its problem+json response; any other error is logged through the
+/// A thrown ``HTTPResponseConvertible`` (such as ``HTTPResponseError``) becomes its response; any other error is logged through the
 /// server's ``HTTPLogSink`` and answered with a generic 500.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest) throws -> HTTPReply

@@ -7,6 +7,8 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPFields
     public var body: Body
+    /// What the responder tells the access log about this response (route, request id); never sent.
+    public var logContext: HTTPLogContext?
 
     /// The body kinds.
     public enum Body: Sendable {
@@ -98,5 +100,26 @@ extension HTTPReply {
     /// Convenience: the problem+json response of an ``HTTPResponseError``.
     public static func error(_ error: some HTTPResponseError) -> HTTPReply {
         .response(error.makeResponse())
+    }
+}
+
+extension HTTPReply {
+    /// This reply with `transform` applied to the response it sends: now, when a deferred reply completes with a
+    /// response, or inside a truncate or drip fault. Errors and other faults pass through unchanged.
+    public func mapResponse(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPReply {
+        switch self {
+        case .response(let response):
+            return .response(transform(response))
+        case .deferred(let start):
+            return .deferred { promise in
+                start(HTTPPromise { result in promise.complete(result.map { $0.mapResponse(transform) }) })
+            }
+        case .fault(.truncate(let response, let bytes)):
+            return .fault(.truncate(transform(response), afterBytes: bytes))
+        case .fault(.drip(let response, let size, let interval)):
+            return .fault(.drip(transform(response), chunkSize: size, interval: interval))
+        case .fault:
+            return self
+        }
     }
 }

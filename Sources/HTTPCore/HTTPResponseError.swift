@@ -1,9 +1,14 @@
-/// An error that knows the HTTP response it maps to, rendered as `application/problem+json` (RFC 9457).
-///
-/// Throw one from a handler (or complete a ``HTTPPromise`` with one) to answer with its status; the body is
-/// `{"type","title","status","detail","code"}`. Any other error thrown by a handler is logged and answered with a
-/// generic 500 that reveals nothing internal.
-public protocol HTTPResponseError: Error {
+/// An error that renders its own response. Throw one from a handler (or fail a ``HTTPPromise`` with one) and the
+/// server answers with ``makeResponse()``; any other error thrown by a handler is logged and answered with a generic
+/// 500 that reveals nothing internal.
+public protocol HTTPResponseConvertible: Error {
+    /// The response this error is answered with.
+    func makeResponse() -> HTTPResponse
+}
+
+/// An error that knows the HTTP response it maps to, rendered as `application/problem+json` (RFC 9457): the body
+/// is `{"type","title","status","detail","code"}`.
+public protocol HTTPResponseError: HTTPResponseConvertible {
     var status: HTTPStatus { get }
     /// A stable, machine-readable code such as `"page_not_found"`.
     var code: String { get }

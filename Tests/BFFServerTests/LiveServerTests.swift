@@ -118,10 +118,35 @@ import Testing
             let catalog = server.service.application.catalog
             let name = try #require(catalog.actions.keys.sorted().first)
             let action = try #require(catalog.actions[name])
+            let (pageID, widget, event) = try #require(Self.firing(name, in: catalog))
             let ok = try http.post(
-                "/v1/actions/\(name)", json: #"{"pageID": "\#(action.pageID)", "widgetID": "w", "event": "tap"}"#)
+                "/v1/actions/\(name)",
+                json: #"{"pageID": "\#(pageID)", "widgetID": "\#(widget.id)", "event": "\#(event)"}"#)
             #expect(ok.status == 200)
             #expect(try PageDecoder().decodeActionResponse(ok.body).value == action.response)
+            // The request is checked against the page it names (docs/contract.md § 7).
+            let otherEvent = event == "tap" ? "change" : "tap"
+            let refused: [(String, Int, String, String)] = [
+                (
+                    #"{"pageID": "\#(pageID)", "widgetID": "no-such-widget", "event": "\#(event)"}"#, 400,
+                    "unknown_widget", "/widgetID"
+                ),
+                (
+                    #"{"pageID": "\#(pageID)", "widgetID": "\#(widget.id)", "event": "\#(otherEvent)"}"#, 400,
+                    "undeclared_event", "/event"
+                ),
+                (
+                    #"{"pageID": "no-such-page", "widgetID": "\#(widget.id)", "event": "\#(event)"}"#, 404,
+                    "page_not_found", ""
+                ),
+            ]
+            for (body, status, code, path) in refused
+            where widget.actions[otherEvent] == nil || code != "undeclared_event" {
+                let response = try http.post("/v1/actions/\(name)", json: body)
+                #expect(response.status == status, "\(body)")
+                #expect(response.text.contains("\"code\":\"\(code)\""), "\(body): \(response.text)")
+                #expect(path.isEmpty || response.text.contains("\"path\":\"\(path)\""), "\(response.text)")
+            }
             let cases: [(String, String, [(String, String)], Int, String)] = [
                 (
                     "/v1/actions/\(name)", #"{"pageID": "cart", "widgetID": "w", "event": "tap""#, [], 400,
@@ -274,6 +299,26 @@ import Testing
             #expect(chunk.status == 200)
             #expect(chunk.text.contains("v2"))
         }
+    }
+
+    /// A page, widget and event of `catalog` that fire the api action `name`.
+    static func firing(_ name: String, in catalog: PageCatalog) -> (String, Widget, String)? {
+        func search(_ widgets: [Widget]) -> (Widget, String)? {
+            for widget in widgets {
+                for (event, action) in widget.actions.sorted(by: { $0.key < $1.key }) {
+                    if case .api(let fired, _) = action, fired == name { return (widget, event) }
+                }
+                if let found = search(widget.children) { return found }
+            }
+            return nil
+        }
+        for pageID in catalog.pageIDs {
+            let page = catalog.pages[pageID]!.page
+            if let (widget, event) = search(page.header + page.sections.flatMap(\.widgets) + page.footer) {
+                return (pageID, widget, event)
+            }
+        }
+        return nil
     }
 }
 

@@ -16,4 +16,6 @@ public struct FileDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
 extension Array where Element == FileDiagnostic {
     public var containsErrors: Bool { contains { $0.diagnostic.severity == .error } }
+    /// The number of error diagnostics.
+    public var errorCount: Int { count { $0.diagnostic.severity == .error } }
 }

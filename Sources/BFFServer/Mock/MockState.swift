@@ -7,27 +7,6 @@ import Synchronization
 /// Everything the mock backend remembers between requests. Exists only when `mock.enabled`; production
 /// replicas have none of it.
 final class MockState: Sendable {
-    /// What the last reload found, for the log and `GET /__admin/status`.
-    struct ReloadStatus: Sendable {
-        var count = 0
-        /// Unix time of the last reload (or of the start).
-        var lastAt = Date().timeIntervalSince1970
-        /// Diagnostics of the last load, errors and warnings.
-        var diagnostics: [FileDiagnostic] = []
-        /// Files whose last good version is served because the current one has errors.
-        var kept: [String] = []
-        /// `inotify+poll`, `poll` or `off`.
-        var watcher = "off"
-    }
-
-    /// Prepared bodies of scenario variants and session copies, by content version.
-    struct BodyKey: Hashable {
-        var version: String
-        /// -1 for a first load, else the chunk's first section.
-        var position: Int
-        var parameters: [String: String]
-    }
-
     let configuration: BFFConfiguration.Mock
     let sessions: SessionStore
     let journal: RequestJournal
@@ -35,14 +14,9 @@ final class MockState: Sendable {
     /// Simulated requests so far: the index of each one's random draws.
     let counter = Atomic<UInt64>(0)
     let runtimeRules = Mutex<[FaultRule]>([])
-    let reloadStatus = Mutex(ReloadStatus())
-    /// Serialises reloads (watcher and admin API).
-    let reloadLock = Mutex(())
-    let bodies = Mutex<[BodyKey: PreparedBody]>([:])
-    static let bodyCacheLimit = 1_024
     let timerQueue = DispatchQueue(label: "flow-bff.mock.latency", attributes: .concurrent)
 
-    init(configuration: BFFConfiguration.Mock, diagnostics: [FileDiagnostic]) {
+    init(configuration: BFFConfiguration.Mock) {
         self.configuration = configuration
         let start = DispatchTime.now().uptimeNanoseconds
         sessions = SessionStore(
@@ -50,18 +24,6 @@ final class MockState: Sendable {
             clock: { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 })
         journal = RequestJournal(capacity: configuration.journalCapacity)
         plan = FaultPlan(seed: configuration.seed)
-        reloadStatus.withLock { $0.diagnostics = diagnostics }
-    }
-
-    /// The cached prepared body for `key`, made once.
-    func body(_ key: BodyKey, _ make: () -> PreparedBody) -> PreparedBody {
-        if let body = bodies.withLock({ $0[key] }) { return body }
-        let body = make()
-        bodies.withLock { entries in
-            if entries.count >= Self.bodyCacheLimit { entries.removeAll(keepingCapacity: true) }
-            entries[key] = body
-        }
-        return body
     }
 }
 

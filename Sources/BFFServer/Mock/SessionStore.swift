@@ -1,3 +1,4 @@
+import PageModel
 import Synchronization
 
 /// One mock session: the scenarios it chose and its own copies of the documents its api actions changed.

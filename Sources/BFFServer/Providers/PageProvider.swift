@@ -93,6 +93,11 @@ public struct PageProviderError: Error, Sendable, Hashable, CustomStringConverti
     var problem: ProblemDetails { ProblemDetails(status: status, code: code, title: title, detail: detail) }
 }
 
+extension PageProviderError: HTTPResponseConvertible {
+    /// The problem+json answer of this error.
+    public func makeResponse() -> HTTPResponse { problem.makeResponse() }
+}
+
 /// A section built from upstream data, or its documented fallback when the upstream failed.
 public struct SectionOutcome: Sendable {
     public var section: Section?

@@ -17,18 +17,17 @@ public final class PageProviders: Sendable {
         var options: PageProviderOptions
     }
 
-    struct PageKey: Hashable {
+    struct PageKey: Hashable, Sendable {
         var pageID: String
-        var parameters: [String: String]
+        /// `nil` for the page id's latest page.
+        var parameters: [String: String]?
     }
 
     private let entries = Mutex<[String: Registration]>([:])
     private let registered = Atomic<Int>(0)
     /// The latest page each (page id, parameters) produced, so next-page requests usually need no provider call.
-    private let recent = Mutex<[PageKey: CatalogPage]>([:])
+    private let recent = BoundedCache<PageKey, CatalogPage>(capacity: 1_024)
     private let outcomes = Mutex<[String: [String: UInt64]]>([:])
-    /// Entries kept in ``recent`` before it is cleared.
-    static let recentLimit = 1_024
     /// Sink for ``UpstreamClient`` metrics, rendered at `/metrics`.
     public let upstreamMetrics = UpstreamMetrics()
 
@@ -56,17 +55,20 @@ public final class PageProviders: Sendable {
         return entries.withLock { $0[String(pageID)] }
     }
 
+    /// Remembers the page a provider just produced for `parameters` (and as the page id's latest).
     func remember(_ page: CatalogPage, parameters: [String: String]) {
-        recent.withLock { pages in
-            if pages.count >= Self.recentLimit { pages.removeAll(keepingCapacity: true) }
-            pages[PageKey(pageID: page.page.id, parameters: parameters)] = page
-        }
+        recent.set(PageKey(pageID: page.page.id, parameters: parameters), page)
+        recent.set(PageKey(pageID: page.page.id, parameters: nil), page)
     }
 
+    /// The page produced for `parameters` when it still has `version` (cursors continue it without a call).
     func remembered(_ pageID: String, parameters: [String: String], version: String) -> CatalogPage? {
-        recent.withLock { $0[PageKey(pageID: pageID, parameters: parameters)] }.flatMap {
-            $0.version == version ? $0 : nil
-        }
+        recent[PageKey(pageID: pageID, parameters: parameters)].flatMap { $0.version == version ? $0 : nil }
+    }
+
+    /// The page last produced for `pageID` with any parameters (action requests are checked against it).
+    func latest(_ pageID: String) -> CatalogPage? {
+        recent[PageKey(pageID: pageID, parameters: nil)]
     }
 
     func count(_ pageID: String, outcome: String) {

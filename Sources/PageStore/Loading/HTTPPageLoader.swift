@@ -61,7 +61,7 @@ public final class HTTPPageLoader: PageLoader {
 
     /// The HTTP request for `request`: method, URL, headers and body.
     public func urlRequest(for request: PageRequest) -> URLRequest {
-        let page = "/v1/pages/" + Self.percentEncoded(request.pageID)
+        let page = ContractRoute.page.path(["pageID": request.pageID])
         var path: String
         var query: [(String, String)] = []
         var body: [UInt8]?
@@ -70,10 +70,10 @@ public final class HTTPPageLoader: PageLoader {
             path = page
             query = request.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         case .nextPage(let postback):
-            path = page + "/next"
+            path = ContractRoute.nextPage.path(["pageID": request.pageID])
             query = [("postback", postback)]
         case .action(let action):
-            path = "/v1/actions/" + Self.percentEncoded(action.name)
+            path = ContractRoute.action.path(["name": action.name])
             body = JSONWriter().write(action.body)
         }
         if !query.isEmpty {
@@ -160,20 +160,7 @@ public final class HTTPPageLoader: PageLoader {
 
     /// Percent-encodes everything but RFC 3986 unreserved characters, so `/`, `+`, `=`, `&` survive a trip
     /// through a path segment or a query value.
-    static func percentEncoded(_ text: String) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return output
-    }
+    static func percentEncoded(_ text: String) -> String { ContractRoute.percentEncodedSegment(text) }
 }
 
 /// The data task of one request, so the cancellation handler can reach it.
@@ -200,11 +187,5 @@ private final class DataTaskHandle: Sendable {
             return state.task
         }
         task?.cancel()
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -1,14 +1,18 @@
 import HTTPCore
 import PageModel
 
-extension ProblemDetails {
-    /// The `application/problem+json` response for this problem.
-    var response: HTTPResponse {
+/// A thrown ``ProblemDetails`` is answered by HTTPCore like any ``HTTPResponseConvertible``.
+extension ProblemDetails: HTTPResponseConvertible {
+    /// The `application/problem+json` response for this problem (`Cache-Control: no-store`).
+    public func makeResponse() -> HTTPResponse {
         var headers = HTTPFields()
         headers.set("Content-Type", ProblemDetails.mediaType)
         headers.set("Cache-Control", "no-store")
         return HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: .bytes(encoded()))
     }
+}
+
+extension ProblemDetails {
 
     static func pageNotFound(_ id: String, suggestion: String?) -> ProblemDetails {
         ProblemDetails(
@@ -55,6 +59,25 @@ extension ProblemDetails {
         ProblemDetails(
             status: 404, code: "unknown_action", title: "Unknown action",
             detail: "There is no api action \"\(name)\"." + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""))
+    }
+
+    /// The action request names a widget the page (as any device could hold it) does not have.
+    static func unknownWidget(_ request: ActionRequest, suggestion: String?) -> ProblemDetails {
+        ProblemDetails(
+            status: 400, code: "unknown_widget", title: "Unknown widget",
+            detail: "Page \"\(request.pageID)\" has no widget \"\(request.widgetID)\" that can fire an action."
+                + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""),
+            path: "/widgetID")
+    }
+
+    /// The widget exists but declares no action for the request's event.
+    static func undeclaredEvent(_ request: ActionRequest, declared: [String]) -> ProblemDetails {
+        ProblemDetails(
+            status: 400, code: "undeclared_event", title: "Undeclared event",
+            detail:
+                "Widget \"\(request.widgetID)\" of page \"\(request.pageID)\" declares no \"\(request.event)\" action"
+                + (declared.isEmpty ? "." : " (it declares \(declared.map { "\"\($0)\"" }.joined(separator: ", ")))."),
+            path: "/event")
     }
 
     static let notReady = ProblemDetails(

@@ -1,3 +1,4 @@
+import BFFServer
 import Foundation
 
 #if canImport(Glibc)

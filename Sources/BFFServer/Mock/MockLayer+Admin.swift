@@ -5,55 +5,68 @@ import PageModel
 /// The admin API under `/__admin` (mock mode only; `docs/mock.md`, `docs/openapi.json`). Matched on the raw,
 /// undecoded path, so no encoding of a public path reaches it; answered to loopback peers, or to peers with the
 /// configured bearer token.
-extension BFFApplication {
+extension MockLayer {
     static let adminForbidden = ProblemDetails(
         status: 403, code: "admin_forbidden", title: "Forbidden",
         detail:
             "The admin API answers loopback clients only, or clients sending Authorization: Bearer <mock.adminToken>.")
 
-    func addAdminRoutes(to router: inout Router) {
-        router.get("/__admin/status", admin("admin.status") { _ in self.adminStatus() })
-        router.post(
-            "/__admin/reload",
-            admin("admin.reload") { _ in
-                self.reloadPages()
-                return self.adminStatus()
-            })
-        router.post("/__admin/reset", admin("admin.reset", adminReset))
-        router.get("/__admin/scenarios", admin("admin.scenarios") { _ in self.adminScenarios() })
-        router.get("/__admin/faults", admin("admin.faults") { _ in self.adminFaults() })
-        router.put("/__admin/faults", admin("admin.faults", adminSetFaults))
-        router.delete(
-            "/__admin/faults",
-            admin("admin.faults") { _ in
-                self.mock?.runtimeRules.withLock { $0 = [] }
-                return self.adminFaults()
-            })
-        router.get("/__admin/sessions", admin("admin.sessions") { _ in self.adminSessions() })
-        router.get("/__admin/sessions/{sessionID}", admin("admin.session", adminSession))
-        router.put("/__admin/sessions/{sessionID}", admin("admin.session", adminSetSession))
-        router.delete("/__admin/sessions/{sessionID}", admin("admin.session", adminResetSession))
-        router.get("/__admin/journal", admin("admin.journal", adminJournal))
-        router.delete(
-            "/__admin/journal",
-            admin("admin.journal") { _ in
-                self.mock?.journal.clear()
-                return Self.adminJSON(["cleared": true])
-            })
-        for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
-            router.add(method, "/__admin/echo", admin("admin.echo") { Self.echo($0) })
+    /// Answers `/__admin/…` through the admin routes (not journaled, not simulated).
+    func serveAdmin(_ request: HTTPRequest) -> HTTPReply {
+        do {
+            return try admin.respond(to: request)
+        } catch {
+            return application.unrouted(request, error)
         }
     }
 
+    func makeAdminRouter() -> Router {
+        var router = Router()
+        router.get("/__admin/status", adminRoute("admin.status") { _ in self.adminStatus() })
+        router.post(
+            "/__admin/reload",
+            adminRoute("admin.reload") { _ in
+                self.application.reloadPages()
+                return self.adminStatus()
+            })
+        router.post("/__admin/reset", adminRoute("admin.reset", adminReset))
+        router.get("/__admin/scenarios", adminRoute("admin.scenarios") { _ in self.adminScenarios() })
+        router.get("/__admin/faults", adminRoute("admin.faults") { _ in self.adminFaults() })
+        router.put("/__admin/faults", adminRoute("admin.faults", adminSetFaults))
+        router.delete(
+            "/__admin/faults",
+            adminRoute("admin.faults") { _ in
+                self.mock.runtimeRules.withLock { $0 = [] }
+                return self.adminFaults()
+            })
+        router.get("/__admin/sessions", adminRoute("admin.sessions") { _ in self.adminSessions() })
+        router.get("/__admin/sessions/{sessionID}", adminRoute("admin.session", adminSession))
+        router.put("/__admin/sessions/{sessionID}", adminRoute("admin.session", adminSetSession))
+        router.delete("/__admin/sessions/{sessionID}", adminRoute("admin.session", adminResetSession))
+        router.get("/__admin/journal", adminRoute("admin.journal", adminJournal))
+        router.delete(
+            "/__admin/journal",
+            adminRoute("admin.journal") { _ in
+                self.mock.journal.clear()
+                return Self.adminJSON(["cleared": true])
+            })
+        for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
+            router.add(method, "/__admin/echo", adminRoute("admin.echo") { Self.echo($0) })
+        }
+        return router
+    }
+
     /// Labels an admin handler's route and refuses peers that may not use the admin API.
-    func admin(_ name: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) -> Router.Handler {
-        route(name) { request in
+    func adminRoute(_ name: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse)
+        -> Router.Handler
+    {
+        application.route(name) { request, _ in
             guard
                 AdminAccess.allows(
                     remoteAddress: request.remoteAddress, authorization: request.headers["Authorization"],
                     token: self.configuration.mock.adminToken)
             else { throw Self.adminForbidden }
-            return try handler(request)
+            return .now(try handler(request))
         }
     }
 
@@ -68,9 +81,8 @@ extension BFFApplication {
     // MARK: Status, reload, reset
 
     func adminStatus() -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
-        let catalog = catalog
-        let reload = mock.reloadStatus.withLock { $0 }
+        let catalog = application.catalog
+        let reload = application.reload.status.withLock { $0 }
         let sessions = mock.sessions.statistics
         let journal = mock.journal.entries(limit: 0)
         let errors = reload.diagnostics.filter { $0.diagnostic.severity == .error }
@@ -113,7 +125,6 @@ extension BFFApplication {
     /// `POST /__admin/reset[?session=ID]`: every session (or one), runtime fault rules, the journal and the
     /// simulation counter (so the seed replays from the start).
     func adminReset(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
         if let session = request.queryItem("session") {
             return Self.adminJSON(["reset": .string(session), "existed": .bool(mock.sessions.remove(session))])
         }
@@ -128,14 +139,13 @@ extension BFFApplication {
 
     func adminScenarios() -> HTTPResponse {
         var pages = JSONObject()
-        for (pageID, scenarios) in catalog.scenarios.sorted(by: { $0.key < $1.key }) {
+        for (pageID, scenarios) in application.catalog.scenarios.sorted(by: { $0.key < $1.key }) {
             pages[pageID] = .array(scenarios.keys.sorted().map { .string($0) })
         }
         return Self.adminJSON(["pages": .object(pages)])
     }
 
     func adminFaults() -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
         func object(_ rules: [FaultRule]) -> JSONValue {
             .object(JSONObject(rules.map { JSONObject.Member(key: $0.pattern, value: .string($0.spec.description)) }))
         }
@@ -150,8 +160,7 @@ extension BFFApplication {
     /// `PUT /__admin/faults` with `{"<[METHOD ]/path*>": "<spec>", …}` replaces the runtime rules (checked
     /// before the configured ones, in body order).
     func adminSetFaults(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
-        guard case .object(let object) = try jsonBody(of: request) else {
+        guard case .object(let object) = try application.jsonBody(of: request) else {
             throw ProblemDetails.invalidRequest(
                 .root, "The body maps route patterns to specs: {\"/v1/pages/*\": \"latency=200ms\"}.")
         }
@@ -184,7 +193,6 @@ extension BFFApplication {
     }
 
     func adminSessions() -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
         let statistics = mock.sessions.statistics
         return Self.adminJSON([
             "sessions": .array(mock.sessions.sessions.map(Self.sessionJSON)),
@@ -205,7 +213,7 @@ extension BFFApplication {
 
     func adminSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let id = try sessionParameter(request)
-        guard let session = mock?.sessions.session(id) else {
+        guard let session = mock.sessions.session(id) else {
             throw ProblemDetails(
                 status: 404, code: "unknown_session", title: "Unknown session",
                 detail: "There is no session \"\(id)\" (it never sent a request, was reset, or expired).")
@@ -216,15 +224,14 @@ extension BFFApplication {
     /// `PUT /__admin/sessions/{id}` with `{"scenarios": {"cart": "empty", "*": "error"}}` creates the session
     /// if needed and replaces its scenario choices (`*` = every page that has that scenario).
     func adminSetSession(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
         let id = try sessionParameter(request)
-        let body = try jsonBody(of: request)
+        let body = try application.jsonBody(of: request)
         var scenarios: [String: String] = [:]
         if let value = body["scenarios"] {
             guard case .object(let object) = value else {
                 throw ProblemDetails.invalidRequest("/scenarios", "scenarios maps page ids (or *) to scenario names.")
             }
-            let catalog = catalog
+            let catalog = application.catalog
             for member in object.members {
                 let path = JSONPointer("/scenarios") / member.key
                 guard case .string(let name) = member.value else {
@@ -268,14 +275,13 @@ extension BFFApplication {
     /// `DELETE /__admin/sessions/{id}`: forgets the session; its pages are the files' versions again.
     func adminResetSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let id = try sessionParameter(request)
-        return Self.adminJSON(["reset": .string(id), "existed": .bool(mock?.sessions.remove(id) ?? false)])
+        return Self.adminJSON(["reset": .string(id), "existed": .bool(mock.sessions.remove(id))])
     }
 
     // MARK: Journal and echo
 
     /// `GET /__admin/journal?session=&after=&limit=`: recent requests, oldest first.
     func adminJournal(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let mock else { return Self.adminJSON(["mock": false]) }
         let after = request.queryItem("after").flatMap { UInt64($0) } ?? 0
         let limit = request.queryItem("limit").flatMap { Int($0) }.map { max($0, 0) } ?? .max
         let page = mock.journal.entries(session: request.queryItem("session"), after: after, limit: limit)

@@ -1,0 +1,65 @@
+import PageModel
+
+/// The widgets a device could hold on one page, with the events each declares: the page's own widgets (every
+/// chunk) and every widget an api action reachable from them can bring (mutations of the actions' answers,
+/// transitively through the widgets those add and the api effects they fire). An action request must name one
+/// of them and one of its events (docs/contract.md § Api actions); a production server holds no per-device state,
+/// so this is the set any device could have reached.
+struct ActionTargets: Sendable {
+    /// Widget id → the events (`tap`, `change`) it declares.
+    let events: [String: Set<String>]
+
+    /// - Parameters:
+    ///   - page: the page as served.
+    ///   - actions: the catalog's api actions by name (their answers may bring more widgets).
+    init(page: PageModel, actions: [String: CatalogAction]) {
+        var events: [String: Set<String>] = [:]
+        var pending: [String] = []
+        var seen: Set<String> = []
+        func follow(_ action: Action) {
+            if case .api(let name, _) = action, seen.insert(name).inserted { pending.append(name) }
+        }
+        func visit(_ widgets: [Widget]) {
+            for widget in widgets {
+                events[widget.id, default: []].formUnion(widget.actions.keys)
+                widget.actions.values.forEach(follow)
+                visit(widget.children)
+            }
+        }
+        func visit(_ page: PageModel) {
+            visit(page.header)
+            for section in page.sections { visit(section.widgets) }
+            visit(page.footer)
+        }
+        visit(page)
+        while let name = pending.popLast() {
+            guard let response = actions[name]?.response else { continue }
+            for mutation in response.mutations {
+                switch mutation {
+                case .replacePage(let replacement): visit(replacement)
+                case .appendSections(let sections), .prependSections(let sections):
+                    for section in sections { visit(section.widgets) }
+                case .replaceWidget(_, let widget): visit([widget])
+                case .removeWidget: break
+                }
+            }
+            response.effects.forEach(follow)
+        }
+        self.events = events
+    }
+
+    /// Checks that `request` names a widget of these targets (of any of `targets`) and an event it declares.
+    /// - Throws: ``ProblemDetails`` 400 `unknown_widget` or `undeclared_event`.
+    static func check(_ request: ActionRequest, against targets: [ActionTargets]) throws(ProblemDetails) {
+        let declared = targets.compactMap { $0.events[request.widgetID] }
+        guard !declared.isEmpty else {
+            throw .unknownWidget(
+                request,
+                suggestion: NearMiss.closest(to: request.widgetID, among: targets.flatMap { $0.events.keys }))
+        }
+        guard declared.contains(where: { $0.contains(request.event) }) else {
+            throw .undeclaredEvent(
+                request, declared: declared.reduce(into: Set<String>()) { $0.formUnion($1) }.sorted())
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Dispatch
+import Foundation
+import PageModel
+import Synchronization
+
+/// What the reloads of the pages directory found, for the log and `GET /__admin/status`.
+final class ReloadState: Sendable {
+    struct Status: Sendable {
+        var count = 0
+        /// Unix time of the last reload (or of the start).
+        var lastAt = Date().timeIntervalSince1970
+        /// Diagnostics of the last load, errors and warnings.
+        var diagnostics: [FileDiagnostic] = []
+        /// Files whose last good version is served because the current one has errors.
+        var kept: [String] = []
+        /// `inotify+poll`, `poll` or `off`.
+        var watcher = "off"
+    }
+
+    let status = Mutex(Status())
+    /// Serialises reloads (watcher, admin API, deletion confirmations).
+    let lock = Mutex(())
+    /// Runs deletion confirmations after their grace period.
+    let queue = DispatchQueue(label: "flow-bff.reload")
+
+    /// Records the catalog the server started with.
+    func loaded(_ catalog: PageCatalog) {
+        status.withLock { $0.diagnostics = catalog.diagnostics }
+    }
+}
+
+extension BFFApplication {
+    /// Reloads the pages directory: pages and scenarios whose file now has an error keep their last good
+    /// version; the new catalog replaces the old one atomically. Errors are logged and kept for
+    /// `GET /__admin/status`. A deleted page file keeps being served for a grace period (twice the debounce, at
+    /// least 250 ms) and is dropped by a confirming reload, so editors that save by delete-and-recreate never
+    /// cause a 404.
+    @discardableResult
+    public func reloadPages() -> PageCatalog { reloadPages(confirmingDeletes: false) }
+
+    @discardableResult
+    func reloadPages(confirmingDeletes: Bool) -> PageCatalog {
+        reload.lock.withLock { _ in
+            let fresh = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+            let merge = fresh.keepingLastGood(from: catalog, keepingDeleted: !confirmingDeletes)
+            replaceCatalog(merge.catalog)
+            reload.status.withLock { status in
+                status.count += 1
+                status.lastAt = Date().timeIntervalSince1970
+                status.diagnostics = fresh.diagnostics
+                status.kept = merge.kept
+            }
+            for finding in fresh.diagnostics where finding.diagnostic.severity == .error {
+                let diagnostic = finding.diagnostic
+                let kept = merge.kept.contains(finding.file)
+                log.error(
+                    "reload: \(kept ? "serving the last good version" : "not served")",
+                    [
+                        "file": .string(finding.file), "path": .string(diagnostic.path.string),
+                        "code": .string(diagnostic.code), "detail": .string(diagnostic.message),
+                    ])
+            }
+            log.info(
+                "pages reloaded",
+                [
+                    "pages": .number(Double(merge.catalog.pages.count)),
+                    "errors": .number(Double(fresh.diagnostics.errorCount)),
+                    "keptLastGood": .number(Double(merge.kept.count)),
+                    "pendingDeletion": .number(Double(merge.pendingDeletion.count)),
+                    "catalogVersion": .string(merge.catalog.version),
+                ])
+            if !merge.pendingDeletion.isEmpty {
+                let grace = max(2 * configuration.mock.debounceMs, 250)
+                reload.queue.asyncAfter(deadline: .now() + .milliseconds(grace)) { [weak self] in
+                    self?.reloadPages(confirmingDeletes: true)
+                }
+            }
+            return merge.catalog
+        }
+    }
+
+    /// A watcher that reloads the pages on change, per `mock.watch` (the development loop); `nil` without mock
+    /// mode or with `off`.
+    func makePageWatcher() -> PageWatcher? {
+        guard configuration.mock.enabled, configuration.mock.watch != .off else { return nil }
+        return PageWatcher(
+            directory: configuration.pages.directory, useInotify: configuration.mock.watch == .auto,
+            pollIntervalMs: configuration.mock.pollIntervalMs, debounceMs: configuration.mock.debounceMs
+        ) { [weak self] in self?.reloadPages() }
+    }
+
+    /// Records how the pages are watched (`inotify+poll`, `poll`) for `GET /__admin/status`.
+    func watcherStarted(_ mode: String) {
+        reload.status.withLock { $0.watcher = mode }
+    }
+}

@@ -1,0 +1,42 @@
+import HTTPCore
+import PageModel
+
+/// The public routes: the contract's (docs/contract.md) and the operational ones.
+extension BFFApplication {
+    func makeRouter() -> Router {
+        var router = Router()
+        router.get(ContractRoute.page.template, route(ContractRoute.page.name, servePage))
+        router.get(ContractRoute.nextPage.template, route(ContractRoute.nextPage.name, serveNextPage))
+        router.post(ContractRoute.nextPage.template, route(ContractRoute.nextPage.name, serveNextPage))
+        router.post(ContractRoute.action.template, route(ContractRoute.action.name, serveAction))
+        router.get(ContractRoute.healthz.template, route(ContractRoute.healthz.name) { _, _ in .now(Self.healthy) })
+        router.get(ContractRoute.readyz.template, route(ContractRoute.readyz.name) { _, _ in try self.readiness() })
+        router.get(ContractRoute.metrics.template, route(ContractRoute.metrics.name) { _, _ in try self.metricsText() })
+        router.get(
+            ContractRoute.openAPI.template,
+            route(ContractRoute.openAPI.name) { _, _ in
+                .now(.prepared(OpenAPIDocument.prepared, headers: ["Cache-Control": "no-cache"]))
+            })
+        return router
+    }
+
+    static let healthy = HTTPResponse.json(Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
+
+    /// `GET /readyz`: 200 with the catalog's size and version, 503 `not_ready` while starting or draining.
+    func readiness() throws -> Answer {
+        guard isReady else { throw ProblemDetails.notReady }
+        let catalog = snapshot.catalog
+        let body = #"{"status":"ready","pages":\#(catalog.pages.count),"catalogVersion":"\#(catalog.version)"}"#
+        return .now(.json(Array(body.utf8), headers: ["Cache-Control": "no-store"]))
+    }
+
+    /// `GET /metrics`: the Prometheus text format; 404 when `logging.metrics` is off.
+    func metricsText() throws -> Answer {
+        guard configuration.logging.metrics else { throw HTTPError(.notFound, code: "not_found") }
+        return .now(
+            .bytes(
+                Array((metrics.render(openConnections: openConnectionCount) + providers.renderMetrics()).utf8),
+                contentType: "text/plain; version=0.0.4; charset=utf-8",
+                headers: ["Cache-Control": "no-store"]))
+    }
+}

@@ -1,0 +1,189 @@
+import HTTPCore
+import PageModel
+import Synchronization
+
+/// The flow-bff application: routes, the catalog snapshot, cursors, representations, metrics and the access log,
+/// as an ``HTTPResponder`` that ``HTTPServer`` drives. Stateless across requests apart from caches: any replica
+/// with the same pages and cursor key answers any request the same way.
+///
+/// One pipeline serves every page (docs/architecture.md): a ``PageLookup`` names the document (file page, mock
+/// scenario or session copy, Swift provider), ``Representation`` turns (document, position, client variant) into
+/// prepared bytes, cached once per content version. Mock mode is a ``MockLayer`` in front of it, composed only
+/// when `mock.enabled`.
+public final class BFFApplication: HTTPResponder {
+    public let configuration: BFFConfiguration
+    let cursors: CursorCodec
+    let metrics = Metrics()
+    /// Postbacks whose signature already verified (a popular cursor costs a lookup, not an HMAC).
+    let verifiedCursors = BoundedCache<String, Cursor>(capacity: 8_192)
+    /// Encoded and gzipped envelopes by content version, position, parameters and client variant.
+    let representations = BoundedCache<RepresentationKey, PreparedBody>(capacity: 4_096)
+    /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
+    public let providers = PageProviders()
+    let log: Logger
+    /// Where documents come from: the catalog and providers, with mock scenarios and sessions in front in mock mode.
+    let lookup: any PageLookup
+    let reload = ReloadState()
+    private let current: Mutex<CatalogSnapshot>
+    private let ready = Atomic<Bool>(true)
+    private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
+    // Both written once at the end of init, before the object is shared; read-only afterwards.
+    private nonisolated(unsafe) var router = Router()
+    private nonisolated(unsafe) var mockLayer: MockLayer?
+
+    /// - Parameters:
+    ///   - configuration: the server's configuration (cursor keys, limits, logging, mock mode).
+    ///   - catalog: the pages to serve; pages with error diagnostics are never in a catalog's servable set.
+    ///   - log: where log lines (access log, reloads, errors) go.
+    public init(configuration: BFFConfiguration, catalog: PageCatalog, log: any BFFLogSink) {
+        self.configuration = configuration
+        let cursors =
+            configuration.cursors.key.map {
+                CursorCodec(
+                    key: $0, previousKeys: configuration.cursors.previousKeys,
+                    maximumLength: configuration.cursors.maximumLength)
+            } ?? CursorCodec.ephemeral()
+        self.cursors = cursors
+        self.log = Logger(sink: log)
+        let mock = configuration.mock.enabled ? MockState(configuration: configuration.mock) : nil
+        lookup = mock.map { MockPageLookup(mock: $0) } ?? CatalogLookup()
+        current = Mutex(CatalogSnapshot(catalog: catalog, cursors: cursors))
+        reload.loaded(catalog)
+        metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
+        router = makeRouter()
+        mockLayer = mock.map { MockLayer(application: self, mock: $0) }
+    }
+
+    /// The catalog being served.
+    public var catalog: PageCatalog { snapshot.catalog }
+
+    var snapshot: CatalogSnapshot { current.withLock { $0 } }
+
+    /// Serves `catalog` from now on; requests in flight finish with the snapshot they started with. Bodies of
+    /// unchanged pages stay cached (they are keyed by content version).
+    public func replaceCatalog(_ catalog: PageCatalog) {
+        let next = CatalogSnapshot(catalog: catalog, cursors: cursors)
+        current.withLock { $0 = next }
+        metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
+    }
+
+    /// Marks the server not ready (`/readyz` → 503), e.g. while draining for shutdown.
+    public func setReady(_ isReady: Bool) { ready.store(isReady, ordering: .relaxed) }
+
+    var isReady: Bool { ready.load(ordering: .relaxed) }
+
+    /// Lets `/metrics` report the HTTP server's open connections.
+    public func reportOpenConnections(_ count: @escaping @Sendable () -> Int) {
+        openConnections.withLock { $0 = count }
+    }
+
+    var openConnectionCount: Int { openConnections.withLock { $0 }() }
+
+    // MARK: Responder
+
+    public func respond(to request: HTTPRequest) throws -> HTTPReply {
+        if let mockLayer { return mockLayer.respond(to: request) }
+        return serve(request)
+    }
+
+    /// Routes `request`. Every answer, routed or not, leaves through ``finish(_:route:requestID:)``.
+    func serve(_ request: HTTPRequest) -> HTTPReply {
+        do {
+            return try router.respond(to: request)
+        } catch {
+            return unrouted(request, error)
+        }
+    }
+
+    /// The answer to a request no route took: the router's 404 or 405 as the contract's problem.
+    func unrouted(_ request: HTTPRequest, _ error: any Error) -> HTTPReply {
+        let requestID = RequestID.accept(request.headers["X-Request-ID"])
+        metrics.inFlight.add(1, ordering: .relaxed)
+        let answer: Result<HTTPResponse, any Error> =
+            (error as? HTTPError).map { .success(Self.problem(for: $0, request: request)) } ?? .failure(error)
+        return .response(finish(answer, route: "unmatched", requestID: requestID))
+    }
+
+    /// What a route handler answers: a response now, or one computed later in a `Task` (never on an event-loop
+    /// thread).
+    enum Answer: Sendable {
+        case now(HTTPResponse)
+        case later(@Sendable () async throws -> HTTPResponse)
+    }
+
+    /// A router handler for the route `name`: assigns the request id, runs `handler` and finishes its answer.
+    func route(_ name: String, _ handler: @escaping @Sendable (HTTPRequest, String) throws -> Answer)
+        -> Router.Handler
+    {
+        { request in
+            let requestID = RequestID.accept(request.headers["X-Request-ID"])
+            self.metrics.inFlight.add(1, ordering: .relaxed)
+            let answer: Answer
+            do {
+                answer = try handler(request, requestID)
+            } catch {
+                return .response(self.finish(.failure(error), route: name, requestID: requestID))
+            }
+            switch answer {
+            case .now(let response):
+                return .response(self.finish(.success(response), route: name, requestID: requestID))
+            case .later(let work):
+                return .deferred { promise in
+                    Task {
+                        let result: Result<HTTPResponse, any Error>
+                        do { result = .success(try await work()) } catch { result = .failure(error) }
+                        promise.succeed(self.finish(result, route: name, requestID: requestID))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The one exit of every answer: errors become their problem responses (anything unexpected a logged 500
+    /// that names only the request id); the response gets `X-Request-ID` and the log context that the access log
+    /// and metrics read back from what HTTPCore actually sent (Observability/ApplicationHTTPLog.swift).
+    func finish(_ result: Result<HTTPResponse, any Error>, route: String, requestID: String) -> HTTPResponse {
+        metrics.inFlight.subtract(1, ordering: .relaxed)
+        var response: HTTPResponse
+        switch result {
+        case .success(let answer):
+            response = answer
+        case .failure(let error as any HTTPResponseConvertible):
+            response = error.makeResponse()
+        case .failure(let error):
+            log.error("request failed", ["requestID": .string(requestID), "error": .string(String(describing: error))])
+            response = Self.internalError(requestID: requestID).makeResponse()
+        }
+        response.headers.set("X-Request-ID", requestID)
+        response.logContext = HTTPLogContext(route: route, requestID: requestID)
+        return response
+    }
+
+    /// The 500 answered for an unexpected error: it names the request id the log line carries, nothing else.
+    static func internalError(requestID: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 500, code: "internal_error", title: "Internal error", detail: "The request ID is \(requestID).")
+    }
+
+    /// Maps HTTPCore's router errors to the contract's problem codes, with a near-miss hint on 404s (and `Allow`
+    /// on 405s).
+    static func problem(for error: HTTPError, request: HTTPRequest) -> HTTPResponse {
+        var problem = ProblemDetails(
+            status: error.status.code, code: error.code, title: error.title, detail: error.detail)
+        switch error.status.code {
+        case 404:
+            var detail = "There is no route for \(request.path)."
+            if let closest = NearMiss.closest(to: request.path, among: ContractRoute.all.map(\.template)) {
+                detail += " Did you mean \(closest)?"
+            }
+            problem = ProblemDetails(status: 404, code: "not_found", title: "Not found", detail: detail)
+        case 405:
+            problem = ProblemDetails(
+                status: 405, code: "method_not_allowed", title: "Method not allowed", detail: error.detail)
+        default: break
+        }
+        var response = problem.makeResponse()
+        for field in error.headers { response.headers.set(field.name, field.value) }
+        return response
+    }
+}

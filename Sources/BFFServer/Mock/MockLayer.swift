@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import HTTPCore
+import PageModel
+
+/// Mock mode, as a responder in front of the application (composed only when `mock.enabled`): the admin API, the
+/// network simulation (latency, faults) and the request journal. Scenarios and session copies are the
+/// ``MockPageLookup`` the application's pipeline asks.
+final class MockLayer: HTTPResponder {
+    unowned let application: BFFApplication
+    let mock: MockState
+    // Written once at the end of init, before the object is shared; read-only afterwards.
+    private(set) nonisolated(unsafe) var admin = Router()
+
+    init(application: BFFApplication, mock: MockState) {
+        self.application = application
+        self.mock = mock
+        admin = makeAdminRouter()
+    }
+
+    var configuration: BFFConfiguration { application.configuration }
+
+    /// Admin requests go to the admin router; every other request gets the network simulation its header or route
+    /// asks for, is served by the application, and is journaled with what was actually sent.
+    func respond(to request: HTTPRequest) -> HTTPReply {
+        if request.path.hasPrefix("/__admin/") { return serveAdmin(request) }
+        var draft = JournalDraft(request, journal: mock.journal)
+        var decision = FaultDecision()
+        do {
+            let header = try request.headers[MockRequestContext.simulationHeader].map(FaultSpec.parse)
+            let spec = FaultPlan.spec(
+                header: header, method: request.method.rawValue, path: request.path,
+                runtime: mock.runtimeRules.withLock { $0 }, configured: mock.configuration.faults)
+            if let spec, !spec.isNone {
+                decision = mock.plan.decide(counter: mock.counter.add(1, ordering: .relaxed).oldValue, spec: spec)
+            }
+        } catch {
+            let problem = ProblemDetails(
+                status: 400, code: "invalid_mock_header", title: "Invalid X-Flow-Mock header",
+                detail: "\(error) (syntax: docs/mock.md)")
+            return .response(journaled(answered(problem.makeResponse(), request, route: "mock.header"), draft))
+        }
+        draft.entry.faults = decision.labels
+        let reply = simulate(decision, request: request, draft: draft)
+        guard decision.latencyMs > 0 else { return reply }
+        let queue = mock.timerQueue
+        let deadline = DispatchTime.now() + .milliseconds(decision.latencyMs)
+        return .deferred { promise in queue.asyncAfter(deadline: deadline) { promise.complete(with: reply) } }
+    }
+
+    /// Serves `request` with the decided fault applied.
+    private func simulate(_ decision: FaultDecision, request: HTTPRequest, draft: JournalDraft) -> HTTPReply {
+        let applied = decision.labels.joined(separator: "; ")
+        switch decision.fault {
+        case .reset:
+            draft.record(status: 0)  // nothing is sent
+            return .fault(.reset)
+        case .empty:
+            draft.record(status: 0)
+            return .fault(.closeWithoutResponse)
+        case .status(let code, let retryAfter):
+            var response = ProblemDetails(
+                status: code, code: "simulated_fault", title: "Simulated fault",
+                detail: "The mock backend's network simulation answered \(code).", path: nil
+            ).makeResponse()
+            if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+            response.headers.set("X-Flow-Mock-Applied", applied)
+            return .response(journaled(answered(response, request, route: "mock.fault"), draft))
+        case .truncate, .drip, nil:
+            let reply = application.serve(request)
+            guard case .response(var response) = reply else {
+                return reply.mapResponse { self.journaled($0, draft) }
+            }
+            if !decision.isNone { response.headers.set("X-Flow-Mock-Applied", applied) }
+            response = journaled(response, draft)
+            switch decision.fault {
+            case .truncate(let bytes): return .fault(.truncate(response, afterBytes: bytes))
+            case .drip(let bytes, let interval):
+                return .fault(.drip(response, chunkSize: bytes, interval: .milliseconds(interval)))
+            default: return .response(response)
+            }
+        }
+    }
+
+    /// `response`, answered by the mock layer itself, with the request id and log context the application's
+    /// answers get.
+    private func answered(_ response: HTTPResponse, _ request: HTTPRequest, route: String) -> HTTPResponse {
+        var response = response
+        let requestID = RequestID.accept(request.headers["X-Request-ID"])
+        response.headers.set("X-Request-ID", requestID)
+        response.logContext = HTTPLogContext(route: route, requestID: requestID)
+        return response
+    }
+
+    /// `response` with the journal draft attached: the entry is recorded with the status actually sent.
+    private func journaled(_ response: HTTPResponse, _ draft: JournalDraft) -> HTTPResponse {
+        var response = response
+        var draft = draft
+        draft.entry.scenario = response.headers[MockRequestContext.scenarioHeader]
+        if response.headers["Content-Type"] == ProblemDetails.mediaType, case .bytes(let bytes) = response.body,
+            let problem = try? JSONParser().parse(bytes)
+        {
+            draft.entry.problemCode = problem["code"]?.stringValue
+            draft.entry.detail = problem["detail"]?.stringValue
+        }
+        var context = response.logContext ?? HTTPLogContext(route: "unmatched", requestID: "-")
+        context.extra = draft
+        response.logContext = context
+        return response
+    }
+}

@@ -1,0 +1,131 @@
+import HTTPCore
+import PageModel
+
+/// The mock backend's lookup: a request's scenario (`X-Flow-Scenario`, `?__scenario=`, or the session's choice)
+/// and the session's copy of a page (changed by its api actions) come before the catalog; provider pages and
+/// everything else go to ``CatalogLookup``. Answers that depend on the session are `Cache-Control: private,
+/// no-cache`.
+struct MockPageLookup: PageLookup {
+    let mock: MockState
+    let base = CatalogLookup()
+
+    static let personal: HTTPFields = ["Cache-Control": "private, no-cache"]
+
+    func parameters(of request: HTTPRequest) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for item in request.queryItems where item.name != MockRequestContext.scenarioQuery {
+            parameters[item.name] = item.value
+        }
+        return parameters
+    }
+
+    func firstLoad(_ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot)
+        throws -> PageSource
+    {
+        if application.providers.registration(for: pageID) != nil {
+            return try base.firstLoad(pageID, request, in: application, snapshot: snapshot)
+        }
+        let context = try MockRequestContext(request)
+        let page = try snapshot.page(pageID)
+        let session = context.session.flatMap { mock.sessions.session($0) }
+        var headers: HTTPFields = [:]
+        let explicit = context.scenario ?? session?.scenarios[pageID]
+        if let name = explicit ?? session?.scenarios["*"] {
+            if let scenario = snapshot.catalog.scenarios[pageID]?[name] {
+                switch scenario.content {
+                case .problem(let problem):
+                    var response = problem.makeResponse()
+                    response.headers.set(MockRequestContext.scenarioHeader, name)
+                    return .answer(response)
+                case .page(let variant):
+                    headers = Self.personal
+                    headers.set(MockRequestContext.scenarioHeader, name)
+                    return .document(variant, headers: headers)
+                }
+            }
+            if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
+        }
+        if let document = session?.documents[pageID], document.baseVersion == page.version {
+            headers.set("Cache-Control", "private, no-cache")
+            return .document(document.page, headers: headers)
+        }
+        return .document(page, headers: headers)
+    }
+
+    /// The cursor's content version picks the document it came from (the page, a scenario or the session's copy),
+    /// so pagination needs no scenario or session on the request.
+    func continuation(
+        of cursor: Cursor, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
+    ) throws -> PageSource {
+        if application.providers.registration(for: cursor.pageID) != nil {
+            return try base.continuation(of: cursor, request, in: application, snapshot: snapshot)
+        }
+        let page = try snapshot.page(cursor.pageID)
+        if cursor.version == page.version { return .document(page) }
+        let variants = try documents(of: page, request, snapshot: snapshot).dropFirst()
+        guard let variant = variants.first(where: { $0.version == cursor.version }) else {
+            throw ProblemDetails.cursorExpired
+        }
+        return .document(variant, headers: Self.personal)
+    }
+
+    func actionDocuments(
+        _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
+    ) throws -> [CatalogPage]? {
+        if application.providers.registration(for: pageID) != nil {
+            return try base.actionDocuments(pageID, request, in: application, snapshot: snapshot)
+        }
+        return try documents(of: try snapshot.page(pageID), request, snapshot: snapshot)
+    }
+
+    /// With a session, the action's mutations are applied to the session's copy of the page the request names.
+    func actionAnswered(
+        _ action: CatalogAction, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
+        snapshot: CatalogSnapshot
+    ) {
+        guard let sessionID = try? MockRequestContext.sessionID(http),
+            let page = snapshot.catalog.pages[request.pageID]
+        else { return }
+        mock.sessions.update(sessionID) { session in
+            session.actionCount += 1
+            var document = session.documents[page.page.id]
+            if document?.baseVersion != page.version {
+                document = SessionDocument(page: page, baseVersion: page.version)
+            }
+            guard var current = document else { return }
+            let changed = Self.applying(action.response.mutations, to: current.page.page)
+            guard changed != current.page.page else { return }
+            current.page = CatalogPage(
+                page: changed, pageSize: page.pageSize, cacheControl: page.cacheControl,
+                actionNames: page.actionNames, file: page.file, strings: page.strings)
+            session.documents[page.page.id] = current
+        }
+    }
+
+    /// Every document of `page` this request could be shown: the page, the session's copy, the scenarios.
+    func documents(of page: CatalogPage, _ request: HTTPRequest, snapshot: CatalogSnapshot) throws -> [CatalogPage] {
+        var documents = [page]
+        if let session = try MockRequestContext.sessionID(request).flatMap({ mock.sessions.session($0) }),
+            let document = session.documents[page.page.id], document.baseVersion == page.version
+        {
+            documents.append(document.page)
+        }
+        for scenario in (snapshot.catalog.scenarios[page.page.id] ?? [:]).values {
+            if case .page(let variant) = scenario.content { documents.append(variant) }
+        }
+        return documents
+    }
+
+    /// `page` with `mutations` applied in order; a mutation whose target is gone (a widget removed twice) is
+    /// skipped. The page keeps its id so cursors stay bound to it.
+    static func applying(_ mutations: [PageMutation], to page: PageModel) -> PageModel {
+        var document = page
+        for mutation in mutations {
+            var diagnostics: [Diagnostic] = []
+            if let next = try? document.applying(mutation, diagnostics: &diagnostics) { document = next }
+        }
+        document.id = page.id
+        document.pagination = nil
+        return document
+    }
+}

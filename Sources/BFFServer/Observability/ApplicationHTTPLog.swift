@@ -1,0 +1,45 @@
+import HTTPCore
+import PageModel
+
+/// The application's ``HTTPLogSink``: metrics and the access log are fed from what HTTPCore actually wrote
+/// (status, bytes, encoding, duration), with the route and request id the application attached to the response
+/// (``HTTPLogContext``). A context's ``HTTPLogContext/extra`` that is a ``ResponseSentObserver`` (the mock
+/// journal's draft entry) is told too. HTTPCore's own error reports become structured log lines.
+struct ApplicationHTTPLog: HTTPLogSink {
+    let metrics: Metrics
+    let log: Logger
+    let accessLog: Bool
+    /// Where HTTPCore's error reports also go (tests).
+    let forward: any HTTPLogSink
+
+    /// Always: metrics and the journal need every entry even with the access log off.
+    var wantsAccessLog: Bool { true }
+
+    func access(_ entry: HTTPAccessLogEntry) {
+        // Answers HTTPCore made itself (malformed requests, a dropped promise) carry no context.
+        let route = entry.context?.route ?? "server"
+        let seconds = Double(entry.durationNanoseconds) / 1e9
+        metrics.record(route: route, status: entry.status, seconds: seconds)
+        if accessLog {
+            let target = entry.target
+            let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+            log.sink.write(
+                AccessLogLine(
+                    requestID: entry.context?.requestID ?? "-", method: entry.method.rawValue, path: path,
+                    route: route, status: entry.status, bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds
+                ).json)
+        }
+        (entry.context?.extra as? any ResponseSentObserver)?.responseSent(entry)
+        if forward.wantsAccessLog { forward.access(entry) }
+    }
+
+    func error(_ message: String) {
+        log.error(message, ["source": "http"])
+        forward.error(message)
+    }
+}
+
+/// Something that wants to know what was sent for one response (attached as ``HTTPLogContext/extra``).
+protocol ResponseSentObserver: Sendable {
+    func responseSent(_ entry: HTTPAccessLogEntry)
+}

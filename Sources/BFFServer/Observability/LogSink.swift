@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+import PageModel
+import Synchronization
+
+/// Where the server writes its lines (access log, startup messages). Libraries take a sink; tests pass
+/// ``MemoryLogSink``.
+public protocol BFFLogSink: Sendable {
+    func write(_ line: String)
+}
+
+/// Buffers lines and writes them to standard output in batches (at 32 KiB, every 200 ms, and on ``flush()``), so
+/// access logging costs no syscall per request.
+// @unchecked Sendable: `buffer` is a Mutex; `timer` is only touched in init and deinit.
+public final class StandardOutputLogSink: BFFLogSink, @unchecked Sendable {
+    private let buffer = Mutex<[UInt8]>([])
+    private let timer: DispatchSourceTimer
+
+    public init() {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "flow-bff.log"))
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200))
+        timer.setEventHandler { [weak self] in self?.flush() }
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
+
+    public func write(_ line: String) {
+        let full = buffer.withLock { buffer -> Bool in
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(UInt8(ascii: "\n"))
+            return buffer.count >= 32_768
+        }
+        if full { flush() }
+    }
+
+    public func flush() {
+        let bytes = buffer.withLock { buffer -> [UInt8] in
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer
+        }
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+}
+
+/// Keeps lines in memory, for tests.
+public final class MemoryLogSink: BFFLogSink {
+    private let storage = Mutex<[String]>([])
+
+    public init() {}
+
+    public func write(_ line: String) { storage.withLock { $0.append(line) } }
+
+    public var lines: [String] { storage.withLock { $0 } }
+}

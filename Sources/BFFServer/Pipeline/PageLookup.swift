@@ -1,0 +1,79 @@
+import HTTPCore
+import PageModel
+
+/// Where the document for a page request comes from.
+enum PageSource: Sendable {
+    /// A document in memory (a page file, a mock scenario or session copy), with response fields to add to the
+    /// page's own (`Cache-Control: private, no-cache` for per-session answers, `X-Flow-Scenario`, …).
+    case document(CatalogPage, headers: HTTPFields = [:])
+    /// A fixed answer instead of a page (a mock error scenario).
+    case answer(HTTPResponse)
+    /// A Swift provider computes the document per request.
+    case provider(PageProviders.Registration)
+}
+
+/// Names the document of each page request; the pipeline (Pipeline/BFFApplication+Pages.swift) does the rest —
+/// cursors, client resolution, encoding, caching — the same way for every source. ``CatalogLookup`` in
+/// production; ``MockPageLookup`` puts scenarios and per-session copies in front of it in mock mode.
+protocol PageLookup: Sendable {
+    /// The page parameters of a first load (the query, less what the lookup reserves for itself).
+    func parameters(of request: HTTPRequest) -> [String: String]
+    /// The source of a first load of `pageID` (a valid page id).
+    func firstLoad(_ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot)
+        throws -> PageSource
+    /// The source a verified cursor continues.
+    /// - Throws: 410 `cursor_expired` when the document it was issued for is gone.
+    func continuation(
+        of cursor: Cursor, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
+    ) throws -> PageSource
+    /// The documents a device could hold as `pageID` when it fires an api action, for checking the request's
+    /// widget and event; `nil` when none is known (a provider page not produced since start).
+    func actionDocuments(
+        _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
+    ) throws -> [CatalogPage]?
+    /// Called once an api action request passed its checks, before it is answered.
+    func actionAnswered(
+        _ action: CatalogAction, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
+        snapshot: CatalogSnapshot)
+}
+
+/// Production lookup: Swift providers first (a provider shadows a page file with the same id), then the catalog.
+struct CatalogLookup: PageLookup {
+    func parameters(of request: HTTPRequest) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for item in request.queryItems { parameters[item.name] = item.value }
+        return parameters
+    }
+
+    func firstLoad(_ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot)
+        throws -> PageSource
+    {
+        if let registration = application.providers.registration(for: pageID) { return .provider(registration) }
+        return .document(try snapshot.page(pageID))
+    }
+
+    func continuation(
+        of cursor: Cursor, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
+    ) throws -> PageSource {
+        if let registration = application.providers.registration(for: cursor.pageID) {
+            return .provider(registration)
+        }
+        let page = try snapshot.page(cursor.pageID)
+        guard cursor.version == page.version else { throw ProblemDetails.cursorExpired }
+        return .document(page)
+    }
+
+    func actionDocuments(
+        _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
+    ) throws -> [CatalogPage]? {
+        if application.providers.registration(for: pageID) != nil {
+            return application.providers.latest(pageID).map { [$0] }
+        }
+        return [try snapshot.page(pageID)]
+    }
+
+    func actionAnswered(
+        _ action: CatalogAction, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
+        snapshot: CatalogSnapshot
+    ) {}
+}

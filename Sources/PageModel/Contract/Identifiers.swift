@@ -1,0 +1,29 @@
+/// Allowed api action names: letters, digits, `.`, `_`, `-`; 1–128 characters, starting with a letter or digit.
+public enum ActionName {
+    public static let pattern = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+
+    public static func isValid(_ name: some StringProtocol) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...128).contains(bytes.count), PageID.isAlphanumeric(bytes[0]) else { return false }
+        return bytes.allSatisfy {
+            PageID.isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        } && !name.contains("..")
+    }
+}
+
+/// Allowed page ids: letters, digits, `_`, `-`; 1–128 characters, starting with a letter or digit. No dots and no
+/// slashes, so a page id can never name a path; ids are only ever looked up in the catalog's index.
+public enum PageID {
+    public static let pattern = "[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
+
+    public static func isValid(_ id: some StringProtocol) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (1...128).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    public static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
