@@ -1,0 +1,94 @@
+import BFFServer
+import BFFTesting
+import Foundation
+import PageModel
+import Testing
+
+/// Action requests are checked against the page they name (docs/contract.md § 7): the widget must be one a device
+/// could hold there — the page's own or one an answer reachable from them brings — and declare the event.
+@Suite struct ActionRequestCheckTests {
+    /// `shop`: button `reveal` (tap → `shop.reveal`, whose answer replaces it with `buy`, tap → `shop.buy`).
+    /// Scenario `shop.alt`: button `alt` (tap → `shop.buy`).
+    static let files: [String: String] = [
+        "shop.json": #"""
+        {"schemaVersion": 1, "kind": "page",
+         "page": {"id": "shop", "sections": [{"id": "s", "widgets": [
+            {"id": "reveal", "type": "button", "content": {"title": "Reveal"},
+             "actions": {"tap": {"type": "api", "name": "shop.reveal"}}}]}]},
+         "server": {"actions": {
+            "shop.reveal": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [
+                {"type": "replaceWidget", "id": "reveal", "widget":
+                    {"id": "buy", "type": "button", "content": {"title": "Buy"},
+                     "actions": {"tap": {"type": "api", "name": "shop.buy"}}}}], "effects": []},
+            "shop.buy": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [],
+                "effects": [{"type": "toast", "message": "Bought"}]}}}}
+        """#,
+        "shop.alt.json": #"""
+        {"schemaVersion": 1, "kind": "page",
+         "page": {"id": "shop", "sections": [{"id": "s", "widgets": [
+            {"id": "alt", "type": "button", "content": {"title": "Buy"},
+             "actions": {"tap": {"type": "api", "name": "shop.buy"}}}]}]}}
+        """#,
+    ]
+
+    static func body(_ widgetID: String, event: String = "tap", page: String = "shop") -> String {
+        #"{"pageID": "\#(page)", "widgetID": "\#(widgetID)", "event": "\#(event)"}"#
+    }
+
+    /// The status and problem code of each request, in order.
+    static func answers(_ server: TestServer, _ requests: [(String, String)], session: String? = nil) throws
+        -> [String]
+    {
+        let http = HTTPTestClient(port: server.port)
+        return try requests.map { name, body in
+            let response = try http.post(
+                "/v1/actions/\(name)", json: body, headers: session.map { [("X-Flow-Session", $0)] } ?? [])
+            let code =
+                response.status == 200 ? "" : (try PageDecoder().parse(response.body))["code"]?.stringValue ?? "?"
+            return "\(response.status) \(code)".trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    @Test func productionAcceptsReachableWidgetsAndRefusesTheRest() async throws {
+        let pages = try temporaryPages(Self.files)
+        try await withTestServer(pages: pages) { server in
+            let answers = try Self.answers(
+                server,
+                [
+                    ("shop.reveal", Self.body("reveal")),
+                    // `buy` only exists after `shop.reveal` answered; production keeps no state, so it is accepted
+                    // because the answer of an action the page can fire brings it.
+                    ("shop.buy", Self.body("buy")),
+                    ("shop.buy", Self.body("nope")),
+                    ("shop.reveal", Self.body("reveal", event: "change")),
+                    ("shop.buy", Self.body("alt")),  // scenarios are mock-only
+                    ("shop.buy", Self.body("buy", page: "elsewhere")),
+                ])
+            #expect(
+                answers == [
+                    "200", "200", "400 unknown_widget", "400 undeclared_event", "400 unknown_widget",
+                    "404 page_not_found",
+                ])
+        }
+    }
+
+    @Test func mockModeAlsoAcceptsScenarioWidgetsAndKeepsTheSessionCopy() async throws {
+        let pages = try temporaryPages(Self.files)
+        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
+            let answers = try Self.answers(
+                server,
+                [
+                    ("shop.buy", Self.body("alt")),
+                    ("shop.buy", Self.body("nope")),
+                    ("shop.reveal", Self.body("reveal")),
+                    ("shop.buy", Self.body("buy")),
+                ],
+                session: "s-1")
+            #expect(answers == ["200", "400 unknown_widget", "200", "200"])
+            // The refused request changed nothing; the accepted one changed the session's copy.
+            let page = try HTTPTestClient(port: server.port).get("/v1/pages/shop", headers: [("X-Flow-Session", "s-1")])
+            let document = try PageDecoder().decodePage(page.body).value
+            #expect(document.sections.first?.widgets.map(\.id) == ["buy"])
+        }
+    }
+}
