@@ -393,7 +393,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "description": "invalid_json or invalid_request (with a JSON Pointer in path)",
+                    "description": "invalid_json, invalid_request, unknown_widget or undeclared_event (with a JSON Pointer in path)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -403,7 +403,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "404": {
-                    "description": "unknown_action",
+                    "description": "unknown_action, or page_not_found for the request's pageID",
                     "content": {
                       "application/problem+json": {
                         "schema": {
