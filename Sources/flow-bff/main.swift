@@ -102,9 +102,11 @@ func serve(_ arguments: CommandLineArguments) -> Never {
         )
     }
     log.write("pages:")
-    for id in catalog.pageIDs { log.write("  GET  \(base)/v1/pages/\(id)") }
+    for id in catalog.pageIDs { log.write("  GET  \(base)\(ContractRoute.page.path(["pageID": id]))") }
     log.write("actions:")
-    for name in catalog.actions.keys.sorted() { log.write("  POST \(base)/v1/actions/\(name)") }
+    for name in catalog.actions.keys.sorted() {
+        log.write("  POST \(base)\(ContractRoute.action.path(["name": name]))")
+    }
     log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
@@ -112,10 +114,10 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
         signal in
         service.application.setReady(false)
-        log.write(#"{"level":"info","message":"signal \#(signal): draining"}"#)
+        Logger(sink: log).info("signal \(signal): draining")
     }
     service.waitUntilStopped()
-    log.write(#"{"level":"info","message":"stopped"}"#)
+    Logger(sink: log).info("stopped")
     log.flush()
     exit(0)
 }

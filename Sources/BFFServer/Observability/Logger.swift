@@ -3,26 +3,28 @@ import PageModel
 /// The server's one log API: structured JSON lines `{"level","message",<fields>…}` written to a ``BFFLogSink``
 /// (fields in the order given, like swift-log's metadata). The access log (``AccessLogLine``) is the only other
 /// kind of line, written to the same sink.
-struct Logger: Sendable {
-    enum Level: String, Sendable {
+public struct Logger: Sendable {
+    public enum Level: String, Sendable {
         case info, warning, error
     }
 
-    let sink: any BFFLogSink
+    public let sink: any BFFLogSink
 
-    func info(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
+    public init(sink: any BFFLogSink) { self.sink = sink }
+
+    public func info(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         write(.info, message, fields)
     }
 
-    func warning(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
+    public func warning(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         write(.warning, message, fields)
     }
 
-    func error(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
+    public func error(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         write(.error, message, fields)
     }
 
-    func write(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue>) {
+    public func write(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue>) {
         var object = JSONObject()
         object["level"] = .string(level.rawValue)
         object["message"] = .string(message)
