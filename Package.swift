@@ -45,7 +45,8 @@ let package = Package(
         .target(
             name: "ProductPageExample", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
         .executableTarget(
-            name: "product-page-example", dependencies: ["ProductPageExample", "BFFServer"], swiftSettings: strict),
+            name: "product-page-example", dependencies: ["ProductPageExample", "BFFServer", "PageModel"],
+            swiftSettings: strict),
 
         // Benchmark executables (see bench/README.md).
         .executableTarget(

@@ -5,6 +5,7 @@
 //   curl -s 'localhost:8080/v1/pages/product-live?productID=p-2210'
 import BFFServer
 import Foundation
+import PageModel
 import ProductPageExample
 
 var options: [String: String] = [:]
@@ -42,7 +43,7 @@ do {
     FileHandle.standardError.write(Data("cannot start: \(error)\n".utf8))
     exit(1)
 }
-print("serving \(service.baseURL)/v1/pages/\(ProductPageProvider.pageID)?productID=p-2210")
+print("serving \(service.baseURL)\(ContractRoute.page.path(["pageID": ProductPageProvider.pageID]))?productID=p-2210")
 service.server.installSignalHandlers(drainTimeout: .seconds(2)) { _ in service.application.setReady(false) }
 service.waitUntilStopped()
 demo?.shutdown()
