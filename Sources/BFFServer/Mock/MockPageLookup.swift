@@ -78,9 +78,9 @@ struct MockPageLookup: PageLookup {
         return try documents(of: try snapshot.page(pageID), request, snapshot: snapshot)
     }
 
-    /// With a session, the action's mutations are applied to the session's copy of the page the request names.
+    /// With a session, the answer's mutations are applied to the session's copy of the page the request names.
     func actionAnswered(
-        _ action: CatalogAction, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
+        _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
         snapshot: CatalogSnapshot
     ) {
         guard let sessionID = try? MockRequestContext.sessionID(http),
@@ -93,7 +93,7 @@ struct MockPageLookup: PageLookup {
                 document = SessionDocument(page: page, baseVersion: page.version)
             }
             guard var current = document else { return }
-            let changed = Self.applying(action.response.mutations, to: current.page.page)
+            let changed = Self.applying(answer.mutations, to: current.page.page)
             guard changed != current.page.page else { return }
             current.page = CatalogPage(
                 page: changed, pageSize: page.pageSize, cacheControl: page.cacheControl,

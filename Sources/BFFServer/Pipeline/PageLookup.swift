@@ -31,9 +31,9 @@ protocol PageLookup: Sendable {
     func actionDocuments(
         _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
     ) throws -> [CatalogPage]?
-    /// Called once an api action request passed its checks, before it is answered.
+    /// Called with the answer of an api action request that passed its checks, before it is sent.
     func actionAnswered(
-        _ action: CatalogAction, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
+        _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
         snapshot: CatalogSnapshot)
 }
 
@@ -73,7 +73,7 @@ struct CatalogLookup: PageLookup {
     }
 
     func actionAnswered(
-        _ action: CatalogAction, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
+        _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
         snapshot: CatalogSnapshot
     ) {}
 }
