@@ -3,8 +3,10 @@ import PageModel
 
 extension BFFApplication {
     /// `POST /v1/actions/{name}`: the body is checked as an ``ActionRequest``, then against the page it names (the
-    /// widget must be one a device could hold there and declare the event), then answered with the page file's
-    /// declared answer (Actions/BFFApplication+DeclaredAnswer.swift), resolved for the client like the page.
+    /// widget must be one a device could hold there and declare the event), then answered by the Swift handler
+    /// registered for the name (``ActionHandlers``) or the page file's declared answer
+    /// (Actions/BFFApplication+DeclaredAnswer.swift), resolved for the client like the page. With an
+    /// `Idempotency-Key`, the answer is computed once and replayed for retries (Actions/IdempotentAnswering.swift).
     func serveAction(_ request: HTTPRequest, _ requestID: String) throws -> Answer {
         let snapshot = snapshot
         let name = request.pathParameters["name"] ?? ""
@@ -15,16 +17,42 @@ extension BFFApplication {
         } catch {
             throw ProblemDetails.invalidRequest(error.path, error.message)
         }
-        guard ActionName.isValid(name), let declared = snapshot.catalog.actions[name] else {
+        let handler = ActionName.isValid(name) ? actions.registration(for: name) : nil
+        let declared = ActionName.isValid(name) ? snapshot.catalog.actions[name] : nil
+        guard handler != nil || declared != nil else {
             throw ProblemDetails.unknownAction(
-                name, suggestion: NearMiss.closest(to: name, among: snapshot.catalog.actions.keys))
+                name,
+                suggestion: NearMiss.closest(
+                    to: name, among: Array(snapshot.catalog.actions.keys) + actions.patterns))
         }
         if let documents = try lookup.actionDocuments(action.pageID, request, in: self, snapshot: snapshot) {
             try ActionTargets.check(action, against: documents.map { snapshot.actionTargets(of: $0) })
         }
-        let answer = try declaredAnswer(declared, to: action, request, snapshot: snapshot)
-        lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
-        return .now(try actionResponse(answer, declaredBy: snapshot.catalog.pages[declared.pageID], request))
+        let page = snapshot.catalog.pages[declared?.pageID ?? action.pageID]
+        let idempotency = try IdempotentAnswering(
+            request, action: name, ttlSeconds: configuration.actions.idempotencySeconds)
+        if let handler {
+            let context = ActionRequestContext(
+                request: action, query: lookup.parameters(of: request), headers: request.headers,
+                session: request.headers["X-Flow-Session"], capabilities: try ClientVariant.capabilities(of: request),
+                acceptLanguage: request.headers["Accept-Language"], requestID: requestID,
+                deadline: ContinuousClock.now + handler.options.timeout)
+            let compute = { @Sendable () async throws -> HTTPResponse in
+                let answer = try await self.runHandler(handler, context)
+                self.lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
+                return try self.actionResponse(answer, declaredBy: page, request)
+            }
+            guard let idempotency else { return .later(compute) }
+            return .later { try await idempotency.answer(store: self.actions.idempotencyStore, compute) }
+        }
+        guard let declared else { preconditionFailure("checked above") }
+        let answer = { @Sendable () throws -> HTTPResponse in
+            let answer = try self.declaredAnswer(declared, to: action, request, snapshot: snapshot)
+            self.lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
+            return try self.actionResponse(answer, declaredBy: page, request)
+        }
+        guard let idempotency else { return .now(try answer()) }
+        return .later { try await idempotency.answer(store: self.actions.idempotencyStore, answer) }
     }
 
     /// The response carrying `answer`: its prepared body when it is fixed and the client declared nothing;
@@ -45,6 +73,71 @@ extension BFFApplication {
             .actionResponse(response), degradations: variant.capabilities == nil ? nil : degradations,
             locale: page.strings.map { variant.locale ?? $0.defaultLocale })
         return .json(bytes, headers: headers)
+    }
+
+    /// Runs a Swift handler under its timeout and checks its answer with the codec and the lint rules, counting
+    /// the outcome per action (`ok`, a problem code, `invalid_action_response`, `internal_error`).
+    func runHandler(_ handler: ActionHandlers.Registration, _ context: ActionRequestContext) async throws
+        -> ActionAnswer
+    {
+        let name = context.request.name
+        let timeout = handler.options.timeout
+        let work = handler.handler
+        let response: ActionResponse
+        do {
+            response = try await withDeadline(
+                timeout,
+                onTimeout: {
+                    ProblemDetails(
+                        status: 504, code: "action_timeout", title: "Action timeout",
+                        detail: "The action handler for \"\(name)\" did not answer within \(timeout.seconds) s.")
+                }, { try await work(context) })
+        } catch let error as PageProviderError {
+            actions.count(name, outcome: error.code)
+            throw error
+        } catch let error as ProblemDetails {
+            actions.count(name, outcome: error.code)
+            throw error
+        } catch {
+            actions.count(name, outcome: "internal_error")
+            throw error
+        }
+        let errors = Self.diagnostics(of: response).filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            actions.count(name, outcome: "invalid_action_response")
+            log.error(
+                "invalid action response",
+                [
+                    "requestID": .string(context.requestID), "action": .string(name),
+                    "diagnostics": .string(errors.map(\.description).joined(separator: "; ")),
+                ])
+            throw ProblemDetails(
+                status: 500, code: "invalid_action_response", title: "Invalid action response",
+                detail: "The action handler for \"\(name)\" answered with \(errors.count) errors.",
+                diagnostics: errors)
+        }
+        actions.count(name, outcome: "ok")
+        return ActionAnswer(response: response, prepared: nil)
+    }
+
+    /// What the codec and the lint rules find in a computed answer: it is encoded and decoded like a device would
+    /// (unknown or malformed content shows up here), and what its mutations bring is linted. Mutation targets are
+    /// not checked against the page: a device may hold widgets an earlier answer brought.
+    static func diagnostics(of response: ActionResponse) -> [Diagnostic] {
+        let decoded: ActionResponse
+        var diagnostics: [Diagnostic]
+        do {
+            let result = try PageDecoder().decodeActionResponse(Envelope.actionResponse(response).encoded())
+            decoded = result.value
+            diagnostics = result.diagnostics
+        } catch {
+            return [error.diagnostic]
+        }
+        let validator = PageValidator()
+        for (index, mutation) in decoded.mutations.enumerated() {
+            diagnostics += validator.validate(mutation, at: JSONPointer.root / "mutations" / index)
+        }
+        return diagnostics
     }
 }
 

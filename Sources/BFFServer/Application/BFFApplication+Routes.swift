@@ -35,7 +35,9 @@ extension BFFApplication {
         guard configuration.logging.metrics else { throw HTTPError(.notFound, code: "not_found") }
         return .now(
             .bytes(
-                Array((metrics.render(openConnections: openConnectionCount) + providers.renderMetrics()).utf8),
+                Array(
+                    (metrics.render(openConnections: openConnectionCount) + providers.renderMetrics()
+                        + actions.renderMetrics()).utf8),
                 contentType: "text/plain; version=0.0.4; charset=utf-8",
                 headers: ["Cache-Control": "no-store"]))
     }

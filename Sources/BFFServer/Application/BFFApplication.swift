@@ -20,6 +20,8 @@ public final class BFFApplication: HTTPResponder {
     let representations = BoundedCache<RepresentationKey, PreparedBody>(capacity: 4_096)
     /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
     public let providers = PageProviders()
+    /// Api actions answered in Swift (Actions/): register with `actions.register(_:options:_:)`.
+    public let actions = ActionHandlers()
     let log: Logger
     /// Where documents come from: the catalog and providers, with mock scenarios and sessions in front in mock mode.
     let lookup: any PageLookup

@@ -131,20 +131,7 @@ struct PageFile {
         var document = page
         for (index, mutation) in response.mutations.enumerated() {
             let mutationPath = path / "mutations" / index
-            switch mutation {
-            case .replacePage(let replacement):
-                diagnostics.append(
-                    contentsOf: validator.validate(replacement, at: mutationPath / "page"))
-            case .appendSections(let sections), .prependSections(let sections):
-                for (sectionIndex, section) in sections.enumerated() {
-                    diagnostics.append(
-                        contentsOf: validator.validate(section, at: mutationPath / "sections" / sectionIndex))
-                }
-            case .replaceWidget(_, let widget):
-                diagnostics.append(contentsOf: validator.validate(widget, at: mutationPath / "widget"))
-            case .removeWidget:
-                break
-            }
+            diagnostics.append(contentsOf: validator.validate(mutation, at: mutationPath))
             var applyDiagnostics: [Diagnostic] = []
             do {
                 document = try document.applying(mutation, diagnostics: &applyDiagnostics)

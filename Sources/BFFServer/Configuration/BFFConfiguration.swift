@@ -8,11 +8,20 @@ public struct BFFConfiguration: Sendable, Hashable {
     public var pages = Pages()
     public var cursors = Cursors()
     public var http = HTTP()
+    public var actions = Actions()
     public var logging = Logging()
     /// Local mock-backend features (`docs/mock.md`); all off unless ``Mock/enabled``.
     public var mock = Mock()
 
     public init() {}
+
+    /// Api actions answered by Swift handlers (docs/actions.md).
+    public struct Actions: Sendable, Hashable {
+        public init() {}
+
+        /// Seconds the answer to a request with an `Idempotency-Key` is kept for replay. Default 86400 (a day).
+        public var idempotencySeconds = 86_400.0
+    }
 
     /// Where to listen.
     public struct Server: Sendable, Hashable {

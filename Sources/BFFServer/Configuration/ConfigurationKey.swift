@@ -163,6 +163,10 @@ extension ConfigurationKey {
         .integer("http.maximumConnections", 10_000, 1...1_000_000, "Most simultaneously open connections.") {
             $0.http.maximumConnections = $1
         },
+        .seconds(
+            "actions.idempotencySeconds", 86_400,
+            "Seconds the answer to an api action request with an `Idempotency-Key` is kept for replay."
+        ) { $0.actions.idempotencySeconds = $1 },
         .boolean("logging.accessLog", true, "One JSON access-log line per request on standard output.") {
             $0.logging.accessLog = $1
         },

@@ -11,13 +11,16 @@ public struct ActionRequest: Sendable, Hashable {
     public var value: JSONValue?
     /// The `payload` the server put on the action, echoed back unchanged.
     public var payload: JSONValue?
+    /// Sent as the `Idempotency-Key` header, not in the body: one key per round trip, reused by its retries, so
+    /// the server answers a retried request once (docs/actions.md). `nil` sends none.
+    public var idempotencyKey: String?
 
     /// The events a request may name.
     public static let events: Set<String> = [WidgetEvent.tap, WidgetEvent.change]
 
     public init(
         name: String, pageID: String, widgetID: String, event: String, value: JSONValue? = nil,
-        payload: JSONValue? = nil
+        payload: JSONValue? = nil, idempotencyKey: String? = nil
     ) {
         self.name = name
         self.pageID = pageID
@@ -25,6 +28,7 @@ public struct ActionRequest: Sendable, Hashable {
         self.event = event
         self.value = value
         self.payload = payload
+        self.idempotencyKey = idempotencyKey
     }
 
     /// Decodes the body of a request to the action `name`.

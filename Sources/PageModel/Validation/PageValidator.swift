@@ -74,6 +74,20 @@ public struct PageValidator: Sendable {
     }
 
     /// Lint diagnostics for one widget subtree.
+    /// Lints what `mutation` brings (a page, sections, a widget); `path` points at the mutation.
+    public func validate(_ mutation: PageMutation, at path: JSONPointer) -> [Diagnostic] {
+        switch mutation {
+        case .replacePage(let replacement):
+            return validate(replacement, at: path / "page")
+        case .appendSections(let sections), .prependSections(let sections):
+            return sections.enumerated().flatMap { index, section in validate(section, at: path / "sections" / index) }
+        case .replaceWidget(_, let widget):
+            return validate(widget, at: path / "widget")
+        case .removeWidget:
+            return []
+        }
+    }
+
     public func validate(_ widget: Widget, at path: JSONPointer) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         check(widget, at: path, depth: 0, into: &diagnostics)

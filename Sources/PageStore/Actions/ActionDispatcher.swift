@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import PageModel
 
@@ -52,7 +53,8 @@ public final class ActionDispatcher {
             guard let deeplinkHandler, deeplinkHandler(url) else { return .unhandled(action) }
         case .api(let name, let payload):
             let request = ActionRequest(
-                name: name, pageID: store.pageID, widgetID: widgetID, event: event, value: value, payload: payload)
+                name: name, pageID: store.pageID, widgetID: widgetID, event: event, value: value, payload: payload,
+                idempotencyKey: UUID().uuidString.lowercased())
             return await roundTrip(request)
         case .unknown:
             return .unhandled(action)

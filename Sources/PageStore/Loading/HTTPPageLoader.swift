@@ -14,6 +14,8 @@ import Synchronization
 /// - `action`: `POST {base}/v1/actions/{name}` with the JSON ``ActionRequest/body``.
 ///
 /// Every request carries a fresh `X-Request-ID` and `Accept-Encoding: gzip` (URLSession inflates gzip bodies).
+/// An action carries its ``ActionRequest/idempotencyKey`` as `Idempotency-Key`; when the connection fails before an
+/// answer arrives (lost, timed out) the action is sent once more with the same key, so the server answers it once.
 /// Non-2xx answers become a ``PageLoadError`` with the problem+json body's readable message.
 public final class HTTPPageLoader: PageLoader {
     /// The loader's settings, with documented defaults.
@@ -89,6 +91,9 @@ public final class HTTPPageLoader: PageLoader {
         urlRequest.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
         urlRequest.setValue(configuration.makeRequestID(), forHTTPHeaderField: "X-Request-ID")
         if request.kind == .refresh { urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control") }
+        if case .action(let action) = request.kind, let key = action.idempotencyKey {
+            urlRequest.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        }
         if let body {
             urlRequest.httpMethod = "POST"
             urlRequest.httpBody = Data(body)
@@ -101,7 +106,16 @@ public final class HTTPPageLoader: PageLoader {
 
     public func load(_ request: PageRequest) async throws -> [UInt8] {
         let urlRequest = urlRequest(for: request)
-        let (data, response) = try await send(urlRequest)
+        let (data, response): (Data, URLResponse)
+        if case .action(let action) = request.kind, action.idempotencyKey != nil {
+            do {
+                (data, response) = try await send(urlRequest)
+            } catch let error as PageLoadError where error.code == "network_error" || error.code == "timeout" {
+                (data, response) = try await send(urlRequest)  // the same Idempotency-Key: answered once
+            }
+        } else {
+            (data, response) = try await send(urlRequest)
+        }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
             throw Self.error(status: status, body: data, url: urlRequest.url)

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// Where the answers to api action requests with an `Idempotency-Key` are kept (IETF httpapi
+/// idempotency-key-header draft). Async, so a shared store (Redis, a database) fits behind it; the default,
+/// ``MemoryIdempotencyStore``, serves one replica.
+public protocol IdempotencyStore: Sendable {
+    /// Claims `key` for a request whose body has `fingerprint`, for `ttl`.
+    func claim(_ key: String, fingerprint: String, ttl: Duration) async throws -> IdempotencyClaim
+    /// Stores the answer of a claimed key, kept for `ttl`.
+    func complete(_ key: String, with answer: IdempotentAnswer, ttl: Duration) async throws
+    /// Forgets a claimed key (its request failed with a 5xx or an error, so a retry runs again).
+    func release(_ key: String) async throws
+}
+
+/// What ``IdempotencyStore/claim(_:fingerprint:ttl:)`` found.
+public enum IdempotencyClaim: Sendable, Hashable {
+    /// New key: run the request, then complete or release it.
+    case claimed
+    /// The key's first request finished: answer with this.
+    case replay(IdempotentAnswer)
+    /// The key's first request is still running (409).
+    case inProgress
+    /// The key was used with another request body (422).
+    case mismatch
+}
+
+/// A stored answer, replayed byte for byte.
+public struct IdempotentAnswer: Sendable, Hashable {
+    public var status: Int
+    /// Header fields, in order.
+    public var headers: [[String]]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [[String]], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The in-memory idempotency store: bounded (the entries closest to expiry go first when full), entries expire
+/// after their TTL. Default for every replica; share answers across replicas with a shared store.
+public final class MemoryIdempotencyStore: IdempotencyStore {
+    private struct Entry {
+        var fingerprint: String
+        var answer: IdempotentAnswer?
+        var expires: ContinuousClock.Instant
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    /// Keys kept at most. Default 10,000.
+    public let capacity: Int
+
+    public init(capacity: Int = 10_000) {
+        precondition(capacity >= 1, "the store keeps at least one key")
+        self.capacity = capacity
+    }
+
+    public func claim(_ key: String, fingerprint: String, ttl: Duration) -> IdempotencyClaim {
+        let now = ContinuousClock.now
+        return entries.withLock { entries in
+            if let entry = entries[key], entry.expires > now {
+                guard entry.fingerprint == fingerprint else { return .mismatch }
+                return entry.answer.map { .replay($0) } ?? .inProgress
+            }
+            if entries.count >= capacity {
+                entries = entries.filter { $0.value.expires > now }
+                if entries.count >= capacity, let oldest = entries.min(by: { $0.value.expires < $1.value.expires }) {
+                    entries[oldest.key] = nil
+                }
+            }
+            entries[key] = Entry(fingerprint: fingerprint, answer: nil, expires: now + ttl)
+            return .claimed
+        }
+    }
+
+    public func complete(_ key: String, with answer: IdempotentAnswer, ttl: Duration) {
+        entries.withLock { entries in
+            entries[key]?.answer = answer
+            entries[key]?.expires = ContinuousClock.now + ttl
+        }
+    }
+
+    public func release(_ key: String) {
+        entries.withLock { $0[key] = nil }
+    }
+
+    /// Keys held now (expired ones included until they are swept).
+    public var count: Int { entries.withLock { $0.count } }
+}

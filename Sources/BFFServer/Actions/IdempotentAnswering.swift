@@ -1,0 +1,84 @@
+import HTTPCore
+import PageModel
+
+/// One api action request's `Idempotency-Key` (IETF httpapi idempotency-key-header draft): the first request
+/// with a key runs; a retry with the same key and the same request (action name and body) gets the stored answer
+/// again (`Idempotent-Replayed: true`) without running anything; the same key with another request is 422
+/// `idempotency_key_reused`; a retry while the first still runs is 409 `idempotency_key_in_use`. Keys are scoped
+/// to the `X-Flow-Session` (or to no session). A 5xx answer or an error is not stored, so a retry runs again.
+struct IdempotentAnswering: Sendable {
+    static let header = "Idempotency-Key"
+    let key: String
+    let fingerprint: String
+    let ttl: Duration
+
+    /// `nil` when the request has no `Idempotency-Key`.
+    /// - Throws: 400 `invalid_idempotency_key` for an empty, over-long or non-ASCII key.
+    init?(_ request: HTTPRequest, action: String, ttlSeconds: Double) throws(ProblemDetails) {
+        guard var value = request.headers[Self.header] else { return nil }
+        // The draft's sf-string form ("…"); a bare value is accepted too.
+        if value.utf8.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+            value = String(value.dropFirst().dropLast())
+        }
+        guard (1...255).contains(value.utf8.count), value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ProblemDetails(
+                status: 400, code: "invalid_idempotency_key", title: "Invalid Idempotency-Key",
+                detail: "An Idempotency-Key is 1–255 visible ASCII characters (a UUID, say).")
+        }
+        key = (request.headers["X-Flow-Session"] ?? "") + "\u{0}" + value
+        fingerprint = Crypto.hex(Crypto.sha256(Array((action + "\n").utf8) + request.body))
+        ttl = .milliseconds(Int(ttlSeconds * 1000))
+    }
+
+    /// The answer for this key: `compute`'s, stored for retries, or the stored one.
+    func answer(store: any IdempotencyStore, _ compute: @Sendable () async throws -> HTTPResponse) async throws
+        -> HTTPResponse
+    {
+        switch try await store.claim(key, fingerprint: fingerprint, ttl: ttl) {
+        case .replay(let stored):
+            var headers = HTTPFields()
+            for field in stored.headers where field.count == 2 { headers.append(field[0], field[1]) }
+            headers.set("Idempotent-Replayed", "true")
+            return HTTPResponse(status: HTTPStatus(code: stored.status), headers: headers, body: .bytes(stored.body))
+        case .inProgress:
+            var problem = ProblemDetails(
+                status: 409, code: "idempotency_key_in_use", title: "Idempotency-Key in use",
+                detail: "A request with this Idempotency-Key is still being answered; retry shortly."
+            ).makeResponse()
+            problem.headers.set("Retry-After", "1")
+            return problem
+        case .mismatch:
+            throw ProblemDetails(
+                status: 422, code: "idempotency_key_reused", title: "Idempotency-Key reused",
+                detail: "This Idempotency-Key was used for another request; use a new key for a new request.")
+        case .claimed:
+            let response: HTTPResponse
+            do {
+                response = try await compute()
+            } catch {
+                try? await store.release(key)
+                throw error
+            }
+            guard response.status.code < 500 else {
+                try? await store.release(key)
+                return response
+            }
+            try await store.complete(key, with: Self.stored(response), ttl: ttl)
+            return response
+        }
+    }
+
+    /// The bytes and header fields of `response` as a device gets them (identity body).
+    static func stored(_ response: HTTPResponse) -> IdempotentAnswer {
+        var headers = response.headers.map { [$0.name, $0.value] }
+        var body: [UInt8] = []
+        switch response.body {
+        case .bytes(let bytes): body = bytes
+        case .prepared(let prepared):
+            body = prepared.identityBytes
+            headers.append(["Content-Type", prepared.contentType])
+        case .empty, .stream: break
+        }
+        return IdempotentAnswer(status: response.status.code, headers: headers, body: body)
+    }
+}
