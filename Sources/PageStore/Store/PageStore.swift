@@ -39,6 +39,15 @@ public final class PageStore {
     /// tests that assert the full sequence of states.
     @ObservationIgnored public var stateDidChange: (@MainActor (PageState) -> Void)?
 
+    /// Called with each batch of diagnostics the store accepts, in order: a document load's, a next page's, an
+    /// applied mutation's or an action response's. A superseded response reports nothing. Hosts and
+    /// `flow-bff verify` keep their own record with it; ``diagnostics`` is only the current document's findings.
+    @ObservationIgnored public var diagnosticsDidArrive: (@MainActor ([Diagnostic]) -> Void)?
+
+    /// Called on the decoding task, off the main actor, just before a response body of `kind` is decoded: for
+    /// hosts that trace decode cost, and for tests.
+    @ObservationIgnored public var willDecode: (@Sendable (PageRequest.Kind) -> Void)?
+
     @ObservationIgnored private let loader: any PageLoader
     @ObservationIgnored private let decoder: PageDecoder
     @ObservationIgnored private var lifecycle = PageLifecycle()
@@ -141,7 +150,9 @@ public final class PageStore {
         do {
             let bytes = try await loader.load(PageRequest(pageID: pageID, kind: .action(request)))
             try Task.checkCancellation()
-            decoded = try await Self.decodeDetached { [decoder] in try decoder.decodeActionResponse(bytes) }
+            decoded = try await Self.decodeDetached(.action(request), willDecode) { [decoder] in
+                try decoder.decodeActionResponse(bytes)
+            }
             try Task.checkCancellation()
         } catch {
             throw PageLoadError(error)
@@ -192,10 +203,10 @@ public final class PageStore {
     }
 
     private func fetchDocument(_ request: PageRequest, token: Int) -> Task<Void, Never> {
-        Task { [loader, decoder] in
+        Task { [loader, decoder, willDecode] in
             do {
                 let bytes = try await loader.load(request)
-                let decoded = try await Self.decodeDetached { try decoder.decodePage(bytes) }
+                let decoded = try await Self.decodeDetached(request.kind, willDecode) { try decoder.decodePage(bytes) }
                 lifecycle.fetchSucceeded(token: token, decoded)
             } catch {
                 lifecycle.fetchFailed(token: token, PageLoadError(error))
@@ -205,10 +216,12 @@ public final class PageStore {
     }
 
     private func fetchNextPage(_ request: PageRequest, token: Int) -> Task<Void, Never> {
-        Task { [loader, decoder] in
+        Task { [loader, decoder, willDecode] in
             do {
                 let bytes = try await loader.load(request)
-                let decoded = try await Self.decodeDetached { try decoder.decodeNextPage(bytes) }
+                let decoded = try await Self.decodeDetached(request.kind, willDecode) {
+                    try decoder.decodeNextPage(bytes)
+                }
                 // The lifecycle appends to the document as it is now, not to a copy captured before the await.
                 lifecycle.nextPageSucceeded(token: token, decoded)
             } catch {
@@ -218,11 +231,15 @@ public final class PageStore {
         }
     }
 
-    /// Runs `decode` in a detached task, off the main actor.
+    /// Runs `decode` in a detached task, off the main actor, after telling `willDecode`.
     private nonisolated static func decodeDetached<Value: Sendable>(
+        _ kind: PageRequest.Kind, _ willDecode: (@Sendable (PageRequest.Kind) -> Void)?,
         _ decode: @escaping @Sendable () throws -> Value
     ) async throws -> Value {
-        try await Task.detached(operation: decode).value
+        try await Task.detached {
+            willDecode?(kind)
+            return try decode()
+        }.value
     }
 
     /// Copies the lifecycle into the tracked properties, assigning only what changed so unchanged properties
