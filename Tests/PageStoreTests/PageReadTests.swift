@@ -11,9 +11,9 @@ import Testing
     func drawsSentinel(_ store: PageStore) -> Bool {
         var drawn = false
         func drawSentinel() { drawn = true }
-        let page = store.page
+        let state = store.state
         let isLoadingMore = store.isLoadingMore
-        if let page, page.hasMore, !isLoadingMore { drawSentinel() }
+        if let page = state.loadedPage, page.hasMore, !isLoadingMore { drawSentinel() }
         return drawn
     }
 

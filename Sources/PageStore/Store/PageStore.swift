@@ -39,9 +39,10 @@ public final class PageStore {
     /// tests that assert the full sequence of states.
     @ObservationIgnored public var stateDidChange: (@MainActor (PageState) -> Void)?
 
-    /// Called with each batch of diagnostics the store accepts, in order: a document load's, a next page's, an
-    /// applied mutation's or an action response's. A superseded response reports nothing. Hosts and
-    /// `flow-bff verify` keep their own record with it; ``diagnostics`` is only the current document's findings.
+    /// Called with each batch of diagnostics the store accepts, in order, right after publishing it: a document
+    /// load's, a next page's, an applied mutation's or an action response's (all of its findings). A superseded
+    /// response reports nothing. Hosts and `flow-bff verify` keep their own record with it; ``diagnostics`` is
+    /// only the shown document's findings.
     @ObservationIgnored public var diagnosticsDidArrive: (@MainActor ([Diagnostic]) -> Void)?
 
     /// Called on the decoding task, off the main actor, just before a response body of `kind` is decoded: for
@@ -131,10 +132,18 @@ public final class PageStore {
     }
 
     /// Applies mutations in order, all or nothing, and publishes the result once.
+    ///
+    /// A `replacePage` replaces ``diagnostics`` (the old document's findings go with it); other mutations drop
+    /// the findings about the widgets they replace or remove and add their rename findings.
     public func apply(_ mutations: [PageMutation]) throws(ContractError) {
-        let effects = try lifecycle.applyRequested(mutations)
+        try apply(mutations, responseDiagnostics: [])
+    }
+
+    private func apply(_ mutations: [PageMutation], responseDiagnostics: [Diagnostic]) throws(ContractError) {
+        let effects = try lifecycle.applyRequested(mutations, responseDiagnostics: responseDiagnostics)
         execute(effects)
         publish()
+        reportArrivedDiagnostics()
     }
 
     /// An api round trip: sends `request` through the loader (`.action`), decodes the ``ActionResponse``
@@ -158,12 +167,10 @@ public final class PageStore {
             throw PageLoadError(error)
         }
         do {
-            try apply(decoded.value.mutations)
+            try apply(decoded.value.mutations, responseDiagnostics: decoded.diagnostics)
         } catch {
             throw PageLoadError(contract: error)
         }
-        lifecycle.append(diagnostics: decoded.diagnostics)
-        publish()
         return decoded.value
     }
 
@@ -204,30 +211,37 @@ public final class PageStore {
 
     private func fetchDocument(_ request: PageRequest, token: Int) -> Task<Void, Never> {
         Task { [loader, decoder, willDecode] in
+            var accepted = false
             do {
                 let bytes = try await loader.load(request)
                 let decoded = try await Self.decodeDetached(request.kind, willDecode) { try decoder.decodePage(bytes) }
-                lifecycle.fetchSucceeded(token: token, decoded)
+                if let effects = lifecycle.fetchSucceeded(token: token, decoded) {
+                    execute(effects)  // supersedes a next page fetched with the old document's cursor
+                    accepted = true
+                }
             } catch {
                 lifecycle.fetchFailed(token: token, PageLoadError(error))
             }
             publish()
+            if accepted { reportArrivedDiagnostics() }
         }
     }
 
     private func fetchNextPage(_ request: PageRequest, token: Int) -> Task<Void, Never> {
         Task { [loader, decoder, willDecode] in
+            var accepted = false
             do {
                 let bytes = try await loader.load(request)
                 let decoded = try await Self.decodeDetached(request.kind, willDecode) {
                     try decoder.decodeNextPage(bytes)
                 }
                 // The lifecycle appends to the document as it is now, not to a copy captured before the await.
-                lifecycle.nextPageSucceeded(token: token, decoded)
+                accepted = lifecycle.nextPageSucceeded(token: token, decoded)
             } catch {
                 lifecycle.nextPageFailed(token: token, PageLoadError(error))
             }
             publish()
+            if accepted { reportArrivedDiagnostics() }
         }
     }
 
@@ -240,6 +254,10 @@ public final class PageStore {
             willDecode?(kind)
             return try decode()
         }.value
+    }
+
+    private func reportArrivedDiagnostics() {
+        diagnosticsDidArrive?(lifecycle.arrivedDiagnostics)
     }
 
     /// Copies the lifecycle into the tracked properties, assigning only what changed so unchanged properties
