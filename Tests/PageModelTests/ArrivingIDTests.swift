@@ -29,7 +29,8 @@ import Testing
         let merged = page.appending(chunk.value, diagnostics: &diagnostics)
 
         #expect(merged.sections.map(\.id) == ["section@sections.0", "section@sections.1"])
-        #expect(merged.sections[1].widgets.map(\.id) == ["text@sections.1.widgets.0", "accordion@sections.1.widgets.1"])
+        #expect(
+            merged.sections[1].widgets.map(\.id) == ["text@sections.1.widgets.0", "accordion@sections.1.widgets.1"])
         #expect(merged.sections[1].widgets[1].children.map(\.id) == ["text@sections.1.widgets.1.children.0"])
         #expect(diagnostics.isEmpty)
         // The same content served in one piece yields the same ids.
@@ -119,7 +120,8 @@ import Testing
                 {"id": "p", "sections": [{"id": "s", "widgets": [{"id": "b", "type": "button", "content": {"title": "Size"},
                   "actions": {"tap": {"type": "open_bottom_sheet", "pageID": "size", "parameters": ["sku", "1"]}}}]}]}
                 """#))
-        #expect(decoded.value.sections[0].widgets[0].actions["tap"] == .openBottomSheet(pageID: "size", parameters: [:]))
+        #expect(
+            decoded.value.sections[0].widgets[0].actions["tap"] == .openBottomSheet(pageID: "size", parameters: [:]))
         #expect(decoded.diagnostics.map(\.code) == ["invalid_action"])
         #expect(decoded.diagnostics.map(\.path.string) == ["/page/sections/0/widgets/0/actions/tap/parameters"])
     }

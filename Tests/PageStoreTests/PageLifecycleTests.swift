@@ -73,7 +73,8 @@ import Testing
         _ = lifecycle.refreshRequested()
         #expect(lifecycle.nextPageRequested() == [.fetchNextPage(postback: "c1", token: 3)])
 
-        let refreshed = PageModel(id: "p", sections: [Section(id: "fresh", widgets: [Widget(id: "x", type: "divider")])])
+        let refreshed = PageModel(
+            id: "p", sections: [Section(id: "fresh", widgets: [Widget(id: "x", type: "divider")])])
         #expect(lifecycle.fetchSucceeded(token: 2, Decoded(refreshed)) == [.cancelPagination])
         #expect(!lifecycle.isLoadingMore)
         let stale = NextPage(sections: [Section(id: "stale")], pagination: .end)

@@ -91,7 +91,8 @@ import Testing
 
         let diagnostics = store.peek(\.diagnostics)
         #expect(diagnostics.map(\.code) == ["duplicate_id", "duplicate_id"])
-        #expect(diagnostics.map(\.path.string) == ["/mutations/1/sections/0/id", "/mutations/1/sections/0/widgets/0/id"])
+        #expect(
+            diagnostics.map(\.path.string) == ["/mutations/1/sections/0/id", "/mutations/1/sections/0/widgets/0/id"])
         let page = try #require(store.peek(\.page))
         #expect(page.sections.map(\.id) == ["items", "items#2"])
     }

@@ -116,7 +116,10 @@ import Testing
                         name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1])))
         let cart = try Fixtures.decoded(Fixtures.cart())
         let replacement = Widget(id: "qty", type: "stepper", content: ["value": 1, "label": "Qty (server)"])
-        #expect(recorder.states == [.loading, .loaded(cart), .loaded(try cart.applying(.replaceWidget(id: "qty", widget: replacement)))])
+        #expect(
+            recorder.states == [
+                .loading, .loaded(cart), .loaded(try cart.applying(.replaceWidget(id: "qty", widget: replacement))),
+            ])
 
         let withoutDispatcher = WidgetContext(widgetID: "checkout", state: store.stateStore)
         let nothing = await withoutDispatcher.dispatch(WidgetEvent.tap, of: checkout)

@@ -28,7 +28,10 @@ import Testing
         try await finish(paginating)
 
         let refreshed = try Fixtures.decoded(Fixtures.cart(title: "v2", postback: "cursor-2"))
-        #expect(recorder.states == [.loading, .loaded(try Fixtures.decoded(Fixtures.cart(title: "v1"))), .loaded(refreshed)])
+        #expect(
+            recorder.states == [
+                .loading, .loaded(try Fixtures.decoded(Fixtures.cart(title: "v1"))), .loaded(refreshed),
+            ])
         let page = store.peek(\.page)
         #expect(page == refreshed)
         let isLoadingMore = store.peek(\.isLoadingMore)
