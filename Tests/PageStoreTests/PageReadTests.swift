@@ -13,7 +13,7 @@ import Testing
         func drawSentinel() { drawn = true }
         let state = store.state
         let isLoadingMore = store.isLoadingMore
-        if let page = state.loadedPage, page.hasMore, !isLoadingMore { drawSentinel() }
+        if let loadedPage = state.loadedPage, loadedPage.hasMore, !isLoadingMore { drawSentinel() }
         return drawn
     }
 
