@@ -105,6 +105,36 @@ import Testing
         #expect(lifecycle.state == .empty)
     }
 
+    @Test func replacePageDropsTheFindingsOfWhatItReplaced() throws {
+        var lifecycle = PageLifecycle()
+        _ = lifecycle.loadRequested()
+        lifecycle.fetchSucceeded(token: 1, Decoded(Self.page, [.warning("old", "/page", "about the old document")]))
+        let beforeReplacement = Diagnostic.error("invalid_content", "/mutations/0/sections/0/widgets/0", "gone")
+        let inReplacement = Diagnostic.error("invalid_content", "/mutations/1/page/sections/0/widgets/0", "shown")
+        let inEffects = Diagnostic.error("invalid_action", "/effects/0/message", "an effect")
+
+        _ = try lifecycle.applyRequested(
+            [.appendSections([Section(id: "tail")]), .replacePage(Self.page)],
+            responseDiagnostics: [beforeReplacement, inReplacement, inEffects])
+
+        #expect(lifecycle.diagnostics == [inReplacement, inEffects])
+        #expect(lifecycle.arrivedDiagnostics == [beforeReplacement, inReplacement, inEffects])
+    }
+
+    @Test func aResponseWithoutMutationsReportsItsOwnFindingsEvenWithoutADocument() throws {
+        var lifecycle = PageLifecycle()
+        _ = lifecycle.loadRequested()
+        lifecycle.fetchSucceeded(token: 1, Decoded(Self.page, [.warning("old", "/page", "earlier batch")]))
+        _ = lifecycle.loadRequested()  // .loading: no document shown
+        let inEffects = Diagnostic.error("invalid_action", "/effects/0/message", "an effect")
+
+        let effects = try lifecycle.applyRequested([], responseDiagnostics: [inEffects])
+
+        #expect(effects.isEmpty)
+        #expect(lifecycle.arrivedDiagnostics == [inEffects])
+        #expect(lifecycle.diagnostics.map(\.code) == ["old"])  // nothing shown changed
+    }
+
     @Test func failedRefreshKeepsTheDocument() {
         var lifecycle = PageLifecycle()
         _ = lifecycle.loadRequested()

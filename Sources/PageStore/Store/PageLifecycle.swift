@@ -185,6 +185,7 @@ public struct PageLifecycle: Sendable, Hashable {
                 kept.removeAll { $0.widgetID.map(stale.contains) ?? false }
             }
         }
+        arrivedDiagnostics = responseDiagnostics + allRenames
         guard let document else { return [] }
         var effects: [Effect] = []
         if lastReplacement != nil { effects = supersedeDocumentFetch() + supersedePagination() }
@@ -194,7 +195,6 @@ public struct PageLifecycle: Sendable, Hashable {
             return index >= lastReplacement
         }
         diagnostics = kept + current + renames
-        arrivedDiagnostics = responseDiagnostics + allRenames
         return effects
     }
 
