@@ -25,7 +25,8 @@ public final class PageStore {
     /// successful load, so they never mix two responses.
     public private(set) var diagnostics: [Diagnostic] = []
     /// The last accepted document, or `nil` before one: the total read (seed 000). It is kept while a load is
-    /// in flight and after one fails; it changes only when a new document is accepted.
+    /// in flight and after one fails; it changes only when a new document is accepted. Seed 001's "page as a
+    /// convenience when state is .loaded" is ``PageState/loadedPage``; the two agree whenever `state` is `.loaded`.
     public private(set) var page: PageModel?
 
     public let pageID: String
