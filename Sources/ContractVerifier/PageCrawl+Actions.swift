@@ -5,7 +5,9 @@ extension PageCrawl {
     /// Fires every api action a widget of the paginated document references, through ``ActionDispatcher`` (the
     /// loader's `POST /v1/actions/{name}`, detached decode, all-or-nothing mutations, then effects). Each action
     /// starts from the whole paginated document, so actions are checked independently of each other.
-    func fireActions(_ actions: [DocumentScan.APIAction], on document: PageModel, store: PageStore) async {
+    func fireActions(
+        _ actions: [DocumentScan.APIAction], on document: PageModel, store: PageStore, log: DiagnosticLog
+    ) async {
         guard !actions.isEmpty else { return }
         let dispatcher = ActionDispatcher(store: store)
         var names: Set<String> = []
@@ -25,15 +27,14 @@ extension PageCrawl {
                 name: action.name, pageID: target.pageID, widgetID: action.widget.id, event: action.event,
                 value: value, payload: payload)
             let requestText = loader.describe(PageRequest(pageID: target.pageID, kind: .action(request)))
-            let diagnosticsBefore = store.peek(\.diagnostics).count
+            let diagnosticsBefore = log.count
             names.insert(action.name)
             report.actionRequests += 1
             let outcome = await dispatcher.dispatch(action.event, of: action.widget, value: value)
             switch outcome {
             case .applied(let response):
-                let diagnostics = store.peek(\.diagnostics)
-                let found = diagnosticsBefore < diagnostics.count ? Array(diagnostics[diagnosticsBefore...]) : []
-                checkResponse(response, diagnostics: found, document: document, check: check, request: requestText)
+                let found = Array(log.since(diagnosticsBefore))
+                checkResponse(response, diagnostics: found, check: check, request: requestText)
                 if let after = store.peek(\.page) { checkCapabilities(after, check: check, request: requestText) }
             case .failed(let error):
                 let isMutation = ["mutation_target_not_found", "no_document"].contains(error.code)
@@ -51,12 +52,12 @@ extension PageCrawl {
     /// Checks a decoded, applied action response: its diagnostics, its mutations' ids and its effects; queues
     /// the pages its effects and new widgets link to.
     func checkResponse(
-        _ response: ActionResponse, diagnostics: [Diagnostic], document: PageModel, check: String, request: String
+        _ response: ActionResponse, diagnostics: [Diagnostic], check: String, request: String
     ) {
-        var collisions = false
+        var collisions: [Diagnostic] = []
         for diagnostic in diagnostics where diagnostic.severity == .error {
             if diagnostic.code == "duplicate_id" {
-                collisions = true
+                collisions.append(diagnostic)
             } else if diagnostic.path.string.hasPrefix("/effects/") {
                 record(
                     ViolationCode.invalidEffect, check, request: request, path: diagnostic.path,
@@ -67,7 +68,7 @@ extension PageCrawl {
                     message: "\(diagnostic.code): \(diagnostic.message)")
             }
         }
-        if collisions { recordCollisions(response, document: document, check: check, request: request) }
+        recordCollisions(collisions, in: response, check: check, request: request)
         for (index, effect) in response.effects.enumerated() {
             if case .unknown(let type, _) = effect {
                 record(
@@ -89,20 +90,20 @@ extension PageCrawl {
         }
     }
 
-    /// Applies the mutations one by one to find which ones collide with ids already in the document, so each
-    /// violation's path points into the response (`/mutations/2/sections/0/id`).
-    func recordCollisions(_ response: ActionResponse, document: PageModel, check: String, request: String) {
-        var page = document
-        for (index, mutation) in response.mutations.enumerated() {
-            var found: [Diagnostic] = []
-            guard let next = try? page.applying(mutation, diagnostics: &found) else { return }
-            page = next
-            for diagnostic in found where diagnostic.code == "duplicate_id" {
-                record(
-                    ViolationCode.mutationIDCollision, check, request: request,
-                    path: JSONPointer(string: "/mutations/\(index)" + diagnostic.path.string),
-                    message: "\(mutation.type): \(diagnostic.message)")
+    /// Records each id collision of an applied response. The store's rename findings already point into the
+    /// response (`/mutations/2/sections/0/id`), so the path names the mutation that brought the id.
+    func recordCollisions(_ collisions: [Diagnostic], in response: ActionResponse, check: String, request: String) {
+        for diagnostic in collisions {
+            let components = diagnostic.path.string.split(separator: "/", maxSplits: 2)
+            var type = "mutation"
+            if components.count >= 2, components[0] == "mutations", let index = Int(components[1]),
+                response.mutations.indices.contains(index)
+            {
+                type = response.mutations[index].type
             }
+            record(
+                ViolationCode.mutationIDCollision, check, request: request, path: diagnostic.path,
+                message: "\(type): \(diagnostic.message)")
         }
     }
 

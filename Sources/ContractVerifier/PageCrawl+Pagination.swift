@@ -6,14 +6,14 @@ extension PageCrawl {
     /// load, bring no error diagnostic or repeated id, replay identically, and the cursors must end with
     /// `hasMore == false`. Widget state set before the first next page must survive it; the first postback is
     /// also sent tampered and must be rejected.
-    func paginate(_ store: PageStore, diagnosticsSeen: Int) async {
+    func paginate(_ store: PageStore, log: DiagnosticLog) async {
         guard let first = store.peek(\.page), first.hasMore else { return }
         begin("pagination")
         begin("replay")
         let probeWidget = first.firstTopLevelWidget
         if let probeWidget { store.stateStore.set(Self.probeValue, widgetID: probeWidget.id, key: Self.probeKey) }
         var seenPostbacks: Set<String> = []
-        var diagnosticsSeen = diagnosticsSeen
+        var diagnosticsSeen = log.count
         var chunks = 0
         while let page = store.peek(\.page), page.hasMore {
             guard let postback = page.pagination?.postback else {
@@ -46,11 +46,8 @@ extension PageCrawl {
                 record(ViolationCode.paginationFailed, "pagination", request: requestText, message: error.message)
                 break
             }
-            let diagnostics = store.peek(\.diagnostics)
-            if diagnostics.count > diagnosticsSeen {
-                record(diagnostics[diagnosticsSeen...], check: "pagination", request: requestText)
-            }
-            diagnosticsSeen = diagnostics.count
+            record(log.since(diagnosticsSeen), check: "pagination", request: requestText)
+            diagnosticsSeen = log.count
             if let bytes = loader.takeNextPageBytes() { await checkReplay(request, original: bytes) }
             if chunks == 1, let probeWidget,
                 store.stateStore.peek(widgetID: probeWidget.id, key: Self.probeKey, as: String.self) != Self.probeValue

@@ -36,6 +36,7 @@ final class PageCrawl {
 
     func run() async {
         let store = PageStore(pageID: target.pageID, parameters: target.parameters, loader: loader)
+        let log = DiagnosticLog(recording: store)
         begin("load")
         await store.loadInitial()
         let state = store.peek(\.state)
@@ -49,17 +50,16 @@ final class PageCrawl {
         case .empty: report.state = "empty"
         case .loaded, .loading: report.state = "loaded"
         }
-        let diagnostics = store.peek(\.diagnostics)
-        record(diagnostics, check: "load", request: loader.describe(initialRequest))
+        record(log.since(0), check: "load", request: loader.describe(initialRequest))
         await checkHTTP()
-        await paginate(store, diagnosticsSeen: diagnostics.count)
+        await paginate(store, log: log)
         guard let document = store.peek(\.page) else { return }
         checkCapabilities(document)
         let scan = DocumentScan(document)
         report.sections = document.sections.count
         report.widgets = scan.widgetCount
         links.append(contentsOf: scan.links)
-        await fireActions(scan.apiActions, on: document, store: store)
+        await fireActions(scan.apiActions, on: document, store: store, log: log)
         await checkRefresh(store)
     }
 

@@ -31,7 +31,8 @@ extension DecodingContext {
             guard let page = object["page"] else { throw Self.missing(path / "page", "object") }
             return .replacePage(try self.page(page, at: path / "page"))
         case MutationType.appendSections, MutationType.prependSections:
-            documentRoot = path
+            // Rooted at the response (`section@mutations.2.sections.0`), never at the mutation: a mutation-relative
+            // `section@sections.0` would collide with the page's own generated ids (docs/contract.md § 10).
             var sections = try self.sections(object["sections"], at: path / "sections")
             var sectionIDs = UniqueIDs()
             dedupe(&sections, at: path / "sections", using: &sectionIDs)

@@ -48,8 +48,14 @@ extension PageModel {
         return try applying(mutation, diagnostics: &diagnostics)
     }
 
-    /// The document after appending a `nextPage` chunk: its sections (ids made unique against this document) and
-    /// its pagination.
+    /// The document after appending a `nextPage` chunk: its sections and its pagination.
+    ///
+    /// Generated ids in the chunk (relative to the chunk, `section@sections.0`) are moved to where the sections
+    /// land in the document (`section@sections.4`), so a page served in chunks gets the ids it would get in one
+    /// piece; then ids that collide with this document's are renamed by the id rule (`duplicate_id` errors, paths
+    /// relative to the chunk).
+    /// - Parameter diagnostics: the chunk's decode diagnostics in, rename findings appended; the `widgetID` of
+    ///   the findings passed in follows the widgets to their document ids.
     public func appending(_ next: NextPage, diagnostics: inout [Diagnostic]) -> PageModel {
         var index = PageIDIndex(self)
         return appending(next, diagnostics: &diagnostics, index: &index)
@@ -61,9 +67,19 @@ extension PageModel {
     /// - Parameter index: ``PageIDIndex`` of exactly this document; updated to index the result.
     public func appending(_ next: NextPage, diagnostics: inout [Diagnostic], index: inout PageIDIndex) -> PageModel {
         var page = self
+        var renamed: [String: String] = [:]
+        let offset = sections.count
+        let arriving = next.sections.map { GeneratedID.rebase($0, sectionOffset: offset, renamed: &renamed) }
+        if !renamed.isEmpty {
+            for position in diagnostics.indices {
+                if let old = diagnostics[position].widgetID, let new = renamed[old] {
+                    diagnostics[position].widgetID = new
+                }
+            }
+        }
         page.sections.append(
             contentsOf: Self.adopt(
-                next.sections, sectionIDs: &index.sectionIDs, widgetIDs: &index.widgetIDs, diagnostics: &diagnostics))
+                arriving, sectionIDs: &index.sectionIDs, widgetIDs: &index.widgetIDs, diagnostics: &diagnostics))
         page.pagination = next.pagination
         return page
     }

@@ -27,8 +27,12 @@ public struct PageLifecycle: Sendable, Hashable {
     public private(set) var page: PageModel?
     /// The pagination spinner flag; not a fifth state.
     public private(set) var isLoadingMore = false
-    /// Findings about the current document, replaced as a batch when a load succeeds.
+    /// Findings about the shown document: replaced as a batch when a load succeeds or a `replacePage` lands,
+    /// extended by next pages and other mutations (findings about a replaced or removed widget go with it).
     public private(set) var diagnostics: [Diagnostic] = []
+    /// The findings the latest accepted event brought (a load, a next page, an applied response), in full:
+    /// what ``PageStore/diagnosticsDidArrive`` reports.
+    public private(set) var arrivedDiagnostics: [Diagnostic] = []
     /// The `initial` / `refresh` channel.
     public private(set) var documentStatus = RequestStatus()
     /// The `nextPage` channel.
@@ -61,16 +65,19 @@ public struct PageLifecycle: Sendable, Hashable {
         return effects
     }
 
-    /// A document fetch decoded. Publishes the document and replaces the diagnostics as one batch.
+    /// A document fetch decoded. Publishes the document and replaces the diagnostics as one batch, and
+    /// supersedes a next page in flight: its cursor belongs to the document just replaced.
     ///
-    /// - Returns: `false` when `token` was superseded; nothing changed.
+    /// - Returns: `nil` when `token` was superseded (nothing changed); else the effects to execute.
     @discardableResult
-    public mutating func fetchSucceeded(token: Int, _ decoded: Decoded<PageModel>) -> Bool {
-        guard token == documentToken, documentStatus.isLoading else { return false }
+    public mutating func fetchSucceeded(token: Int, _ decoded: Decoded<PageModel>) -> [Effect]? {
+        guard token == documentToken, documentStatus.isLoading else { return nil }
+        let effects = isLoadingMore ? supersedePagination() : []
         accept(decoded.value)
         diagnostics = decoded.diagnostics
+        arrivedDiagnostics = decoded.diagnostics
         documentStatus.succeed()
-        return true
+        return effects
     }
 
     /// A document fetch failed. Without content on screen the store becomes `.failed`; a loaded or empty
@@ -91,9 +98,10 @@ public struct PageLifecycle: Sendable, Hashable {
     // MARK: Pagination
 
     /// `loadNextPage()`: needs `.loaded`, `pagination.hasMore` (with a postback) and no next page in flight;
-    /// otherwise returns no effect.
+    /// otherwise returns no effect. During a refresh the shown document's cursor is used; the chunk is appended
+    /// only if that document is still shown when it arrives (a successful refresh supersedes it).
     public mutating func nextPageRequested() -> [Effect] {
-        guard case .loaded(let current) = state, current.hasMore, let postback = current.pagination?.postback,
+        guard let current = state.loadedPage, current.hasMore, let postback = current.pagination?.postback,
             !isLoadingMore
         else { return [] }
         paginationToken += 1
@@ -118,6 +126,7 @@ public struct PageLifecycle: Sendable, Hashable {
         accept(current.appending(decoded.value, diagnostics: &found, index: &index))
         idIndex.index = index
         diagnostics += found
+        arrivedDiagnostics = found
         return true
     }
 
@@ -134,19 +143,32 @@ public struct PageLifecycle: Sendable, Hashable {
 
     // MARK: Mutations
 
-    /// `apply(_:)`: applies `mutations` in order to the shown document, all or nothing. Widget state is kept.
+    /// `apply(_:)` and an action response: applies `mutations` in order to the shown document, all or nothing.
+    /// Widget state is kept.
     ///
     /// `replacePage` works in any state and supersedes loads in flight (it is the newest document); other
     /// mutations need a `.loaded` or `.empty` document.
+    ///
+    /// Diagnostics: a `replacePage` is a new document, so the findings of the old one are dropped; other
+    /// mutations keep them, except findings about a widget they replace or remove (or its descendants). Then
+    /// `responseDiagnostics` (the action response's decode findings, paths into the response) and the rename
+    /// findings of applying (paths `/mutations/{index}/…`) are added; findings of mutations before the last
+    /// `replacePage` are not, they describe content that was replaced.
     /// - Throws: ``ContractError`` `mutation_target_not_found`, or `no_document` when nothing is shown.
-    public mutating func applyRequested(_ mutations: [PageMutation]) throws(ContractError) -> [Effect] {
+    public mutating func applyRequested(
+        _ mutations: [PageMutation], responseDiagnostics: [Diagnostic] = []
+    ) throws(ContractError) -> [Effect] {
         var document = state.showsDocument ? page : nil
-        var found: [Diagnostic] = []
-        var replacesPage = false
+        var kept = diagnostics
+        var renames: [Diagnostic] = []
+        var allRenames: [Diagnostic] = []
+        var lastReplacement: Int?
         for (index, mutation) in mutations.enumerated() {
             if case .replacePage(let replacement) = mutation {
                 document = replacement
-                replacesPage = true
+                lastReplacement = index
+                kept = []
+                renames = []
                 continue
             }
             guard let base = document else {
@@ -154,19 +176,26 @@ public struct PageLifecycle: Sendable, Hashable {
                     code: "no_document", path: JSONPointer.root / "mutations" / index,
                     message: "\(mutation.type) needs a loaded document; the store is \(state.name)")
             }
+            var found: [Diagnostic] = []
             document = try base.applying(mutation, diagnostics: &found)
+            let rebased = found.map { $0.rebased(onto: JSONPointer.root / "mutations" / index) }
+            renames += rebased
+            allRenames += rebased
+            if let stale = base.widgetIDs(replacedOrRemovedBy: mutation) {
+                kept.removeAll { $0.widgetID.map(stale.contains) ?? false }
+            }
         }
+        arrivedDiagnostics = responseDiagnostics + allRenames
         guard let document else { return [] }
         var effects: [Effect] = []
-        if replacesPage { effects = supersedeDocumentFetch() + supersedePagination() }
+        if lastReplacement != nil { effects = supersedeDocumentFetch() + supersedePagination() }
         accept(document)
-        diagnostics += found
+        let current = responseDiagnostics.filter { diagnostic in
+            guard let lastReplacement, let index = diagnostic.mutationIndex else { return true }
+            return index >= lastReplacement
+        }
+        diagnostics = kept + current + renames
         return effects
-    }
-
-    /// Adds findings that arrived with an action response.
-    public mutating func append(diagnostics more: [Diagnostic]) {
-        diagnostics += more
     }
 
     // MARK: Helpers
@@ -190,6 +219,43 @@ public struct PageLifecycle: Sendable, Hashable {
         isLoadingMore = false
         paginationStatus.cancel()
         return [.cancelPagination]
+    }
+}
+
+extension Diagnostic {
+    /// This finding with its path placed under `prefix` (`/sections/0/id` → `/mutations/2/sections/0/id`).
+    func rebased(onto prefix: JSONPointer) -> Diagnostic {
+        var copy = self
+        copy.path = JSONPointer(string: prefix.string + path.string)
+        return copy
+    }
+
+    /// `k` when the path is under `/mutations/k` (a finding in an action response), else `nil`.
+    var mutationIndex: Int? {
+        let text = path.string
+        let marker = "/mutations/"
+        guard text.hasPrefix(marker) else { return nil }
+        return Int(text.dropFirst(marker.count).prefix { $0 != "/" })
+    }
+}
+
+extension PageModel {
+    /// The ids of the widget a `replaceWidget` or `removeWidget` targets and of its descendants; `nil` for other
+    /// mutations or a missing target.
+    func widgetIDs(replacedOrRemovedBy mutation: PageMutation) -> Set<String>? {
+        let target: String
+        switch mutation {
+        case .replaceWidget(let id, _), .removeWidget(let id): target = id
+        case .replacePage, .appendSections, .prependSections: return nil
+        }
+        guard let widget = widget(withID: target) else { return nil }
+        var ids: Set<String> = []
+        func collect(_ widget: Widget) {
+            ids.insert(widget.id)
+            for child in widget.children { collect(child) }
+        }
+        collect(widget)
+        return ids
     }
 }
 

@@ -11,7 +11,10 @@ public enum PageState: Sendable, Hashable {
     /// A loader or envelope decode error. Content problems inside widgets never land here.
     case failed(message: String)
 
-    /// The document when `.loaded`, else `nil`.
+    /// The document when `.loaded`, else `nil`: seed 001's "page as a convenience when state is .loaded".
+    /// ``PageStore/page`` is the total read (the last accepted document, also in `.loading` and `.failed`); use
+    /// this where the lifecycle matters, e.g. to draw the pagination sentinel only when ``PageStore/loadNextPage()``
+    /// would fetch (docs/pagestore.md, "`page`: the decision").
     public var loadedPage: PageModel? {
         if case .loaded(let page) = self { return page }
         return nil

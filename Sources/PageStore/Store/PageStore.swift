@@ -25,7 +25,8 @@ public final class PageStore {
     /// successful load, so they never mix two responses.
     public private(set) var diagnostics: [Diagnostic] = []
     /// The last accepted document, or `nil` before one: the total read (seed 000). It is kept while a load is
-    /// in flight and after one fails; it changes only when a new document is accepted.
+    /// in flight and after one fails; it changes only when a new document is accepted. Seed 001's "page as a
+    /// convenience when state is .loaded" is ``PageState/loadedPage``; the two agree whenever `state` is `.loaded`.
     public private(set) var page: PageModel?
 
     public let pageID: String
@@ -38,6 +39,16 @@ public final class PageStore {
     /// Called after every assignment of ``state``, in order, with the new value; for logging hosts and for
     /// tests that assert the full sequence of states.
     @ObservationIgnored public var stateDidChange: (@MainActor (PageState) -> Void)?
+
+    /// Called with each batch of diagnostics the store accepts, in order, right after publishing it: a document
+    /// load's, a next page's, an applied mutation's or an action response's (all of its findings). A superseded
+    /// response reports nothing. Hosts and `flow-bff verify` keep their own record with it; ``diagnostics`` is
+    /// only the shown document's findings.
+    @ObservationIgnored public var diagnosticsDidArrive: (@MainActor ([Diagnostic]) -> Void)?
+
+    /// Called on the decoding task, off the main actor, just before a response body of `kind` is decoded: for
+    /// hosts that trace decode cost, and for tests.
+    @ObservationIgnored public var willDecode: (@Sendable (PageRequest.Kind) -> Void)?
 
     @ObservationIgnored private let loader: any PageLoader
     @ObservationIgnored private let decoder: PageDecoder
@@ -122,10 +133,18 @@ public final class PageStore {
     }
 
     /// Applies mutations in order, all or nothing, and publishes the result once.
+    ///
+    /// A `replacePage` replaces ``diagnostics`` (the old document's findings go with it); other mutations drop
+    /// the findings about the widgets they replace or remove and add their rename findings.
     public func apply(_ mutations: [PageMutation]) throws(ContractError) {
-        let effects = try lifecycle.applyRequested(mutations)
+        try apply(mutations, responseDiagnostics: [])
+    }
+
+    private func apply(_ mutations: [PageMutation], responseDiagnostics: [Diagnostic]) throws(ContractError) {
+        let effects = try lifecycle.applyRequested(mutations, responseDiagnostics: responseDiagnostics)
         execute(effects)
         publish()
+        reportArrivedDiagnostics()
     }
 
     /// An api round trip: sends `request` through the loader (`.action`), decodes the ``ActionResponse``
@@ -141,18 +160,18 @@ public final class PageStore {
         do {
             let bytes = try await loader.load(PageRequest(pageID: pageID, kind: .action(request)))
             try Task.checkCancellation()
-            decoded = try await Self.decodeDetached { [decoder] in try decoder.decodeActionResponse(bytes) }
+            decoded = try await Self.decodeDetached(.action(request), willDecode) { [decoder] in
+                try decoder.decodeActionResponse(bytes)
+            }
             try Task.checkCancellation()
         } catch {
             throw PageLoadError(error)
         }
         do {
-            try apply(decoded.value.mutations)
+            try apply(decoded.value.mutations, responseDiagnostics: decoded.diagnostics)
         } catch {
             throw PageLoadError(contract: error)
         }
-        lifecycle.append(diagnostics: decoded.diagnostics)
-        publish()
         return decoded.value
     }
 
@@ -192,37 +211,54 @@ public final class PageStore {
     }
 
     private func fetchDocument(_ request: PageRequest, token: Int) -> Task<Void, Never> {
-        Task { [loader, decoder] in
+        Task { [loader, decoder, willDecode] in
+            var accepted = false
             do {
                 let bytes = try await loader.load(request)
-                let decoded = try await Self.decodeDetached { try decoder.decodePage(bytes) }
-                lifecycle.fetchSucceeded(token: token, decoded)
+                let decoded = try await Self.decodeDetached(request.kind, willDecode) { try decoder.decodePage(bytes) }
+                if let effects = lifecycle.fetchSucceeded(token: token, decoded) {
+                    execute(effects)  // supersedes a next page fetched with the old document's cursor
+                    accepted = true
+                }
             } catch {
                 lifecycle.fetchFailed(token: token, PageLoadError(error))
             }
             publish()
+            if accepted { reportArrivedDiagnostics() }
         }
     }
 
     private func fetchNextPage(_ request: PageRequest, token: Int) -> Task<Void, Never> {
-        Task { [loader, decoder] in
+        Task { [loader, decoder, willDecode] in
+            var accepted = false
             do {
                 let bytes = try await loader.load(request)
-                let decoded = try await Self.decodeDetached { try decoder.decodeNextPage(bytes) }
+                let decoded = try await Self.decodeDetached(request.kind, willDecode) {
+                    try decoder.decodeNextPage(bytes)
+                }
                 // The lifecycle appends to the document as it is now, not to a copy captured before the await.
-                lifecycle.nextPageSucceeded(token: token, decoded)
+                accepted = lifecycle.nextPageSucceeded(token: token, decoded)
             } catch {
                 lifecycle.nextPageFailed(token: token, PageLoadError(error))
             }
             publish()
+            if accepted { reportArrivedDiagnostics() }
         }
     }
 
-    /// Runs `decode` in a detached task, off the main actor.
+    /// Runs `decode` in a detached task, off the main actor, after telling `willDecode`.
     private nonisolated static func decodeDetached<Value: Sendable>(
+        _ kind: PageRequest.Kind, _ willDecode: (@Sendable (PageRequest.Kind) -> Void)?,
         _ decode: @escaping @Sendable () throws -> Value
     ) async throws -> Value {
-        try await Task.detached(operation: decode).value
+        try await Task.detached {
+            willDecode?(kind)
+            return try decode()
+        }.value
+    }
+
+    private func reportArrivedDiagnostics() {
+        diagnosticsDidArrive?(lifecycle.arrivedDiagnostics)
     }
 
     /// Copies the lifecycle into the tracked properties, assigning only what changed so unchanged properties

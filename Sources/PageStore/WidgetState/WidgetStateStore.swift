@@ -5,47 +5,78 @@ import Observation
 /// Keyed by widget id plus a name the widget chooses. Server data stays in the document; this store is the
 /// session inside it. ``PageStore/refresh()`` calls ``reset()``; pagination and mutations do not.
 ///
-/// Each value is tracked on its own: setting one key invalidates readers of that key (and readers of keys not
-/// yet set), not readers of other keys; ``reset()`` invalidates every reader.
+/// Each key is its own Observation dependency: reading a key tracks that key only, including a key not set yet;
+/// setting or removing a key — the first `set` of a key too — invalidates readers of that key (and readers of
+/// its widget's ``entries(widgetID:)``), never readers of other keys. ``reset()`` invalidates every reader of a
+/// stored value.
 @Observable
 @MainActor
 public final class WidgetStateStore {
-    /// One value's cell, so each key is its own Observation dependency.
+    /// One key's value, so each key is its own Observation dependency. Created on first read or write and kept
+    /// (holding `nil` once removed or reset), so a reader that tracked it hears about every later `set`.
     @Observable
     @MainActor
     final class Cell {
-        var value: any Hashable & Sendable
+        var value: (any Hashable & Sendable)?
 
-        init(_ value: any Hashable & Sendable) { self.value = value }
+        init() {}
 
-        var untrackedValue: any Hashable & Sendable { _value }
+        var untrackedValue: (any Hashable & Sendable)? { _value }
     }
 
-    private var cells: [WidgetStateKey: Cell] = [:]
+    /// The keys of one widget that hold a value: what ``entries(widgetID:)`` tracks.
+    @Observable
+    @MainActor
+    final class Keys {
+        var stored: Set<String> = []
+
+        init() {}
+    }
+
+    /// Not tracked: creating a cell must not invalidate anyone. Only cells and key sets are tracked.
+    @ObservationIgnored private var cells: [WidgetStateKey: Cell] = [:]
+    @ObservationIgnored private var keysByWidget: [String: Keys] = [:]
 
     public init() {}
 
+    private func cell(_ key: WidgetStateKey) -> Cell {
+        if let cell = cells[key] { return cell }
+        let cell = Cell()
+        cells[key] = cell
+        return cell
+    }
+
+    private func keys(of widgetID: String) -> Keys {
+        if let keys = keysByWidget[widgetID] { return keys }
+        let keys = Keys()
+        keysByWidget[widgetID] = keys
+        return keys
+    }
+
     /// The value stored under `widgetID` and `key`, or `nil` when none is stored or it is not a `Value`.
+    /// A tracked read of that one key.
     public func value<Value: Hashable & Sendable>(
         widgetID: String, key: String, as type: Value.Type = Value.self
     ) -> Value? {
-        cells[WidgetStateKey(widgetID: widgetID, key: key)]?.value as? Value
+        cell(WidgetStateKey(widgetID: widgetID, key: key)).value as? Value
     }
 
     /// Stores `value` under `widgetID` and `key`. Setting the value already stored notifies no one.
     public func set<Value: Hashable & Sendable>(_ value: Value, widgetID: String, key: String) {
-        let stateKey = WidgetStateKey(widgetID: widgetID, key: key)
-        if let cell = _cells[stateKey] {
-            if AnyHashable(cell.untrackedValue) != AnyHashable(value) { cell.value = value }
-        } else {
-            cells[stateKey] = Cell(value)
-        }
+        let cell = cell(WidgetStateKey(widgetID: widgetID, key: key))
+        if let stored = cell.untrackedValue, AnyHashable(stored) == AnyHashable(value) { return }
+        let isNew = cell.untrackedValue == nil
+        cell.value = value
+        if isNew { keys(of: widgetID).stored.insert(key) }
     }
 
     /// Removes the value under `widgetID` and `key`, so readers fall back to their default.
     public func removeValue(widgetID: String, key: String) {
-        let stateKey = WidgetStateKey(widgetID: widgetID, key: key)
-        if _cells[stateKey] != nil { cells[stateKey] = nil }
+        guard let cell = cells[WidgetStateKey(widgetID: widgetID, key: key)], cell.untrackedValue != nil else {
+            return
+        }
+        cell.value = nil
+        keysByWidget[widgetID]?.stored.remove(key)
     }
 
     /// A get/set accessor for one value that reads `defaultValue` until something is stored.
@@ -62,23 +93,27 @@ public final class WidgetStateStore {
 
     /// Clears everything. Refresh calls it: new content must not inherit yesterday's stepper.
     public func reset() {
-        if !_cells.isEmpty { cells = [:] }
+        for cell in cells.values where cell.untrackedValue != nil { cell.value = nil }
+        for keys in keysByWidget.values where !keys.stored.isEmpty { keys.stored = [] }
     }
 
-    /// Every stored key of `widgetID`, sorted, with its value (a tracked read, for renderers).
+    /// Every stored key of `widgetID`, sorted, with its value (a tracked read of that widget's keys and values,
+    /// for renderers).
     public func entries(widgetID: String) -> [(key: String, value: any Hashable & Sendable)] {
-        cells.filter { $0.key.widgetID == widgetID }.sorted { $0.key < $1.key }.map { ($0.key.key, $0.value.value) }
+        keys(of: widgetID).stored.sorted().compactMap { key in
+            cell(WidgetStateKey(widgetID: widgetID, key: key)).value.map { (key, $0) }
+        }
     }
 
     /// The stored value without registering an Observation dependency (seed 000's one-time read).
     public func peek<Value: Hashable & Sendable>(
         widgetID: String, key: String, as type: Value.Type = Value.self
     ) -> Value? {
-        _cells[WidgetStateKey(widgetID: widgetID, key: key)]?.untrackedValue as? Value
+        cells[WidgetStateKey(widgetID: widgetID, key: key)]?.untrackedValue as? Value
     }
 
     /// Every stored key, sorted, without registering an Observation dependency.
     public func peekKeys() -> [WidgetStateKey] {
-        _cells.keys.sorted()
+        cells.filter { $0.value.untrackedValue != nil }.keys.sorted()
     }
 }
