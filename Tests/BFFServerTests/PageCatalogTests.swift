@@ -1,3 +1,4 @@
+import BFFTesting
 import Foundation
 import PageModel
 import Testing
@@ -6,16 +7,6 @@ import Testing
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
-
-/// A fresh temporary directory holding `files` (name → contents).
-func temporaryPages(_ files: [String: String]) throws -> String {
-    let directory = NSTemporaryDirectory() + "flow-bff-pages-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    for (name, text) in files {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/" + name))
-    }
-    return directory
-}
 
 @Suite struct PageCatalogTests {
     @Test func theBundledPagesLoadWithoutErrors() throws {

@@ -9,7 +9,7 @@ import Testing
         await loader.respond(with: Fixtures.cart(), for: .initial)
         let store = PageStore(pageID: "cart", loader: loader)
         await store.loadInitial()
-        return (store, ActionDispatcher(store: store))
+        return (store, ActionDispatcher(store: store, makeIdempotencyKey: { "key-1" }))
     }
 
     @Test func builtInsRecordHostEffects() async {
@@ -79,7 +79,8 @@ import Testing
             requests.last?.kind
                 == .action(
                     ActionRequest(
-                        name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1])
+                        name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1],
+                        idempotencyKey: "key-1")
                 ))
     }
 

@@ -199,7 +199,7 @@ import Testing
         await loader.respond(with: Fixtures.cart(), for: .initial)
         let action = await loader.suspend(for: .action(named: "set_quantity"))
         let (store, recorder) = makeStore()
-        let dispatcher = ActionDispatcher(store: store)
+        let dispatcher = ActionDispatcher(store: store, makeIdempotencyKey: { "key-1" })
         await store.loadInitial()
         let stepper = try #require(store.peek(\.page)?.widget(withID: "qty"))
 
@@ -208,7 +208,9 @@ import Testing
         #expect(
             sent.kind
                 == .action(
-                    ActionRequest(name: "set_quantity", pageID: "cart", widgetID: "qty", event: "change", value: 3)))
+                    ActionRequest(
+                        name: "set_quantity", pageID: "cart", widgetID: "qty", event: "change", value: 3,
+                        idempotencyKey: "key-1")))
         dispatcher.cancelInFlight()
         action.respond(with: Fixtures.replaceStepper)  // the late response
         let outcome = try await finish(tap)

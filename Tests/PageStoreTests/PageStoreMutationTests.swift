@@ -86,7 +86,7 @@ import Testing
     @Test func tapsLeaveTheViewThroughWidgetContextDispatch() async throws {
         let (store, recorder) = await loaded()
         await loader.respond(with: Fixtures.replaceStepper, for: .action(named: "checkout"))
-        let dispatcher = ActionDispatcher(store: store)
+        let dispatcher = ActionDispatcher(store: store, makeIdempotencyKey: { "key-1" })
         let drawn = DrawnContexts()
         var registry = WidgetRegistry()
         registry.register(
@@ -113,7 +113,8 @@ import Testing
             requests.last?.kind
                 == .action(
                     ActionRequest(
-                        name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1])))
+                        name: "checkout", pageID: "cart", widgetID: "checkout", event: "tap", payload: ["step": 1],
+                        idempotencyKey: "key-1")))
         let cart = try Fixtures.decoded(Fixtures.cart())
         let replacement = Widget(id: "qty", type: "stepper", content: ["value": 1, "label": "Qty (server)"])
         #expect(

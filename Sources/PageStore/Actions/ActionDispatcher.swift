@@ -21,9 +21,16 @@ public final class ActionDispatcher {
     @ObservationIgnored private var inFlight: [Int: Task<DispatchOutcome, Never>] = [:]
     @ObservationIgnored private var nextTaskID = 0
 
-    public init(store: PageStore, deeplinkHandler: (@MainActor (String) -> Bool)? = nil) {
+    /// Makes the `Idempotency-Key` of each api round trip (its retries reuse it). Default a random UUID.
+    @ObservationIgnored private let makeIdempotencyKey: @Sendable () -> String
+
+    public init(
+        store: PageStore, deeplinkHandler: (@MainActor (String) -> Bool)? = nil,
+        makeIdempotencyKey: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
         self.store = store
         self.deeplinkHandler = deeplinkHandler
+        self.makeIdempotencyKey = makeIdempotencyKey
     }
 
     /// Runs the action `widget` declares for `event` (`tap`, `change`).
@@ -54,7 +61,7 @@ public final class ActionDispatcher {
         case .api(let name, let payload):
             let request = ActionRequest(
                 name: name, pageID: store.pageID, widgetID: widgetID, event: event, value: value, payload: payload,
-                idempotencyKey: UUID().uuidString.lowercased())
+                idempotencyKey: makeIdempotencyKey())
             return await roundTrip(request)
         case .unknown:
             return .unhandled(action)
