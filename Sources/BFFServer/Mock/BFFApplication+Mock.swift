@@ -174,6 +174,7 @@ extension BFFApplication {
         guard let mock else { return try serveNextPage(request) }
         let snapshot = snapshot
         let pageID = request.pathParameters["pageID"] ?? ""
+        let session = try MockRequestContext.sessionID(request)  // a malformed one is a 400, as on the first page
         let cursor = try verifiedCursor(request, pageID: pageID)
         let base = try lookUp(pageID, in: snapshot.catalog)
         if cursor.version == base.version {
@@ -181,7 +182,7 @@ extension BFFApplication {
             return .prepared(body, headers: base.responseHeaders(locale: cursor.locale))
         }
         var variants: [CatalogPage] = []
-        if let session = try MockRequestContext.sessionID(request).flatMap({ mock.sessions.session($0) }),
+        if let session = session.flatMap({ mock.sessions.session($0) }),
             let document = session.documents[pageID], document.baseVersion == base.version
         {
             variants.append(document.page)
