@@ -257,6 +257,16 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "414": {
+                    "description": "The request line is longer than limits.maxRequestLineLength, 8 KiB (request_line_too_long); send long postbacks with POST.",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
                   }
                 }
               },
@@ -1371,10 +1381,9 @@ enum OpenAPIDocument {
                 "name": "X-Flow-Scenario",
                 "in": "header",
                 "required": false,
-                "description": "Mock mode only: serve the named scenario variant of the page (pages/<pageID>.<scenario>.json). Also the query parameter __scenario.",
+                "description": "Mock mode only: serve the named scenario variant of the page (pages/<pageID>.<scenario>.json). Also the query parameter __scenario. An empty value chooses none; a name the page has no scenario for (any name that is not a scenario file of that page) serves the page itself and names the missing scenario in X-Flow-Scenario-Missing, never an error.",
                 "schema": {
-                  "type": "string",
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
+                  "type": "string"
                 }
               },
               "FlowSession": {
