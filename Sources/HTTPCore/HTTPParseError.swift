@@ -32,12 +32,14 @@ public struct HTTPParseError: HTTPResponseError, Sendable, Equatable, CustomStri
     static let missingHost = bad("missing_host", "HTTP/1.1 requests need exactly one Host field")
     static let duplicateHost = bad("duplicate_host", "More than one Host field")
     static let invalidHost = bad("invalid_host", "Invalid Host field")
+    static let emptyHost = bad("invalid_host", "Empty Host field: an http URI needs a host")
     static let invalidContentLength = bad("invalid_content_length", "Invalid Content-Length")
     static let conflictingContentLength = bad("conflicting_content_length", "Conflicting Content-Length values")
     static let contentLengthWithTransferEncoding = bad(
-        "content-length-with-transfer-encoding", "Content-Length together with Transfer-Encoding")
+        "content_length_with_transfer_encoding", "Content-Length together with Transfer-Encoding")
     static let chunkedNotLast = bad("chunked_not_last", "Transfer-Encoding must end with a single chunked")
-    static let invalidTransferEncoding = bad("invalid_transfer_encoding", "Malformed Transfer-Encoding")
+    static let invalidTransferEncoding = bad(
+        "invalid_transfer_encoding", "Malformed Transfer-Encoding (empty list element or parameters on chunked)")
     static let transferEncodingInHTTP10 = bad("transfer_encoding_http10", "Transfer-Encoding in an HTTP/1.0 request")
     static let unsupportedTransferCoding = HTTPParseError(
         .notImplemented, "unsupported_transfer_coding", "Only the chunked transfer coding is supported")
@@ -45,6 +47,8 @@ public struct HTTPParseError: HTTPResponseError, Sendable, Equatable, CustomStri
         .notImplemented, "connect_not_supported", "CONNECT is not supported")
     static let invalidChunkSize = bad("invalid_chunk_size", "Malformed chunk size")
     static let chunkSizeOverflow = bad("chunk_size_overflow", "Chunk size too large")
+    static let invalidChunkExtension = bad(
+        "invalid_chunk_extension", "Malformed chunk extension (RFC 9112 §7.1.1: ;name[=token|quoted-string])")
     static let chunkLineTooLong = bad("chunk_line_too_long", "Chunk size line or extensions too long")
     static let invalidChunk = bad("invalid_chunk", "Chunk data not followed by CRLF")
     static let tooManyEmptyLines = bad("invalid_request_line", "Too many empty lines before the request line")

@@ -46,6 +46,8 @@ enum HeadParser {
             case 4 where name.asciiCaseInsensitiveEquals("host"):
                 hostCount += 1
                 if hostCount > 1 { throw .duplicateHost }
+                // An http(s) URI with an empty host is invalid (RFC 9110 §4.2.1), so is a Host naming none.
+                if valueRange.isEmpty || p[valueRange.lowerBound] == Byte.colon { throw .emptyHost }
                 for index in valueRange where !isHostByte(p[index]) { throw .invalidHost }
             case 14 where name.asciiCaseInsensitiveEquals("content-length"):
                 let length = try parseContentLength(p, valueRange)
@@ -53,11 +55,10 @@ enum HeadParser {
                 contentLength = length
             case 17 where name.asciiCaseInsensitiveEquals("transfer-encoding"):
                 transferEncodingSeen = true
-                var sawElement = false
-                for element in value.split(separator: ",") {
+                // Framing must be unambiguous: no empty list elements (`,chunked`, `chunked,`), see docs/http.md.
+                for element in value.split(separator: ",", omittingEmptySubsequences: false) {
                     let coding = element.trimmingOWS()
-                    if coding.isEmpty { continue }
-                    sawElement = true
+                    if coding.isEmpty { throw .invalidTransferEncoding }
                     if coding.asciiCaseInsensitiveEquals("chunked") {
                         chunkedCount += 1
                         lastCodingIsChunked = true
@@ -73,7 +74,6 @@ enum HeadParser {
                         lastCodingIsChunked = false
                     }
                 }
-                if !sawElement { throw .invalidTransferEncoding }
             case 6 where name.asciiCaseInsensitiveEquals("expect"):
                 guard value.asciiCaseInsensitiveEquals("100-continue") else { throw .expectationFailed }
                 expectContinue = true

@@ -273,22 +273,14 @@ public struct HTTPParser: Sendable {
             index += 1
         }
         if digits == 0 { throw .invalidChunkSize }
-        // Optional BWS then chunk extensions: ";" followed by any visible characters, SP or HTAB.
-        var sawWhitespace = false
-        while index < lineEnd, buffer[index] == Byte.space || buffer[index] == Byte.tab {
-            sawWhitespace = true
-            index += 1
-        }
         if index < lineEnd {
-            guard buffer[index] == Byte.semicolon else { throw .invalidChunkSize }
-            while index < lineEnd {
-                let byte = buffer[index]
-                if byte == Byte.cr { throw .bareCR }
-                if (byte < 0x20 && byte != Byte.tab) || byte == 0x7F { throw .invalidChunkSize }
-                index += 1
+            let whitespace = buffer[index] == Byte.space || buffer[index] == Byte.tab
+            guard whitespace || buffer[index] == Byte.semicolon else {
+                throw buffer[index] == Byte.cr ? .bareCR : .invalidChunkSize
             }
-        } else if sawWhitespace {
-            throw .invalidChunkSize
+            try buffer.withUnsafeBufferPointer { (pointer) throws(HTTPParseError) in
+                try ChunkExtensions.validate(pointer, from: index, to: lineEnd)
+            }
         }
         if size > limits.maxBodySize - bodyCount { throw .bodyTooLarge }
         bodyCount += size
@@ -310,6 +302,9 @@ enum Byte {
     static let percent: UInt8 = 0x25
     static let hash: UInt8 = 0x23
     static let star: UInt8 = 0x2A
+    static let equals: UInt8 = 0x3D
+    static let quote: UInt8 = 0x22
+    static let backslash: UInt8 = 0x5C
 
     /// RFC 9110 `tchar`.
     @inline(__always)

@@ -70,7 +70,7 @@ public struct HTTPError: HTTPResponseError, Sendable, Equatable {
         HTTPError(.notFound, code: "not_found", detail: detail)
     }
 
-    public static func badRequest(code: String = "bad-request", _ detail: String = "") -> HTTPError {
+    public static func badRequest(code: String = "bad_request", _ detail: String = "") -> HTTPError {
         HTTPError(.badRequest, code: code, detail: detail)
     }
 

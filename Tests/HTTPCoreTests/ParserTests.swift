@@ -112,7 +112,7 @@ struct ParserRejectionTests {
         Case(
             name: "CL with TE",
             raw: "POST / HTTP/1.1\r\n\(host)Content-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
-            status: 400, code: "content-length-with-transfer-encoding"),
+            status: 400, code: "content_length_with_transfer_encoding"),
         Case(
             name: "chunked not last", raw: "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, gzip\r\n\r\n",
             status: 400,
@@ -153,7 +153,7 @@ struct ParserRejectionTests {
             name: "chunk data without CRLF", raw: chunked("5\r\nhelloXX0\r\n\r\n"), status: 400, code: "invalid_chunk"),
         Case(
             name: "chunk ext with control", raw: chunked("5;a=\u{1}\r\nhello\r\n"), status: 400,
-            code: "invalid_chunk_size"),
+            code: "invalid_chunk_extension"),
         Case(
             name: "chunk ext too long", raw: chunked("5;" + String(repeating: "a", count: 2000) + "\r\n"), status: 400,
             code: "chunk_line_too_long"),

@@ -92,6 +92,26 @@ enum OpenAPIDocument {
                           "$ref": "#/components/schemas/PageEnvelope"
                         }
                       }
+                    },
+                    "links": {
+                      "nextPage": {
+                        "operationId": "getNextPage",
+                        "description": "The postback of a page with more sections continues it.",
+                        "parameters": {
+                          "pageID": "$request.path.pageID",
+                          "postback": "$response.body#/page/pagination/postback"
+                        }
+                      },
+                      "nextPageByPost": {
+                        "operationId": "postNextPage",
+                        "description": "The same continuation as a POST body.",
+                        "parameters": {
+                          "pageID": "$request.path.pageID"
+                        },
+                        "requestBody": {
+                          "postback": "$response.body#/page/pagination/postback"
+                        }
+                      }
                     }
                   },
                   "304": {
@@ -193,6 +213,16 @@ enum OpenAPIDocument {
                           "$ref": "#/components/schemas/NextPageEnvelope"
                         }
                       }
+                    },
+                    "links": {
+                      "nextPage": {
+                        "operationId": "getNextPage",
+                        "description": "The next chunk, while pagination.hasMore.",
+                        "parameters": {
+                          "pageID": "$request.path.pageID",
+                          "postback": "$response.body#/pagination/postback"
+                        }
+                      }
                     }
                   },
                   "304": {
@@ -220,6 +250,16 @@ enum OpenAPIDocument {
                   },
                   "410": {
                     "description": "cursor_expired: the page changed after the cursor was issued",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "414": {
+                    "description": "The request line is longer than limits.maxRequestLineLength, 8 KiB (request_line_too_long); send long postbacks with POST.",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -292,6 +332,16 @@ enum OpenAPIDocument {
                           "$ref": "#/components/schemas/NextPageEnvelope"
                         }
                       }
+                    },
+                    "links": {
+                      "nextPage": {
+                        "operationId": "getNextPage",
+                        "description": "The next chunk, while pagination.hasMore.",
+                        "parameters": {
+                          "pageID": "$request.path.pageID",
+                          "postback": "$response.body#/pagination/postback"
+                        }
+                      }
                     }
                   },
                   "400": {
@@ -359,7 +409,8 @@ enum OpenAPIDocument {
                     "schema": {
                       "type": "string",
                       "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-                    }
+                    },
+                    "example": "cart.setQuantity"
                   },
                   {
                     "$ref": "#/components/parameters/RequestID"
@@ -377,6 +428,12 @@ enum OpenAPIDocument {
                     "application/json": {
                       "schema": {
                         "$ref": "#/components/schemas/ActionRequest"
+                      },
+                      "example": {
+                        "pageID": "cart",
+                        "widgetID": "qty.p-1042",
+                        "event": "change",
+                        "value": 3
                       }
                     }
                   }
@@ -858,6 +915,16 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "400": {
+                    "description": "Malformed session id (invalid_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
                   }
                 }
               },
@@ -886,7 +953,8 @@ enum OpenAPIDocument {
                             },
                             "description": "Page id (or * for every page having it) → scenario."
                           }
-                        }
+                        },
+                        "additionalProperties": false
                       }
                     }
                   }
@@ -913,7 +981,17 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "description": "Invalid body (invalid_request, unknown_scenario, …)",
+                    "description": "Invalid session id (invalid_session) or body (invalid_request, unknown_scenario)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "A page id in scenarios that does not exist (page_not_found)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -955,6 +1033,16 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "400": {
+                    "description": "Malformed session id (invalid_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
                   }
                 }
               }
@@ -981,7 +1069,8 @@ enum OpenAPIDocument {
                     "required": false,
                     "schema": {
                       "type": "integer",
-                      "minimum": 0
+                      "minimum": 0,
+                      "maximum": 999999999999999999
                     },
                     "description": "Only entries with a larger sequence number."
                   },
@@ -991,7 +1080,8 @@ enum OpenAPIDocument {
                     "required": false,
                     "schema": {
                       "type": "integer",
-                      "minimum": 0
+                      "minimum": 0,
+                      "maximum": 999999999999999999
                     },
                     "description": "At most this many (the newest)."
                   }
@@ -1009,6 +1099,16 @@ enum OpenAPIDocument {
                   },
                   "403": {
                     "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "after or limit is not a whole number 0–999999999999999999, or is repeated (invalid_query)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1235,16 +1335,16 @@ enum OpenAPIDocument {
                 "schema": {
                   "type": "string",
                   "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
-                }
+                },
+                "example": "feed"
               },
               "RequestID": {
                 "name": "X-Request-ID",
                 "in": "header",
                 "required": false,
-                "description": "Echoed back; generated when absent or invalid (1-128 visible ASCII characters).",
+                "description": "Echoed back; any other value (not 1-128 visible ASCII characters) is replaced by a generated id, never refused. Generated when absent.",
                 "schema": {
-                  "type": "string",
-                  "maxLength": 128
+                  "type": "string"
                 }
               },
               "FlowClient": {
@@ -1271,19 +1371,19 @@ enum OpenAPIDocument {
                 "name": "X-Flow-Mock",
                 "in": "header",
                 "required": false,
-                "description": "Mock mode only: network simulation for this request, e.g. `latency=200ms; fault=reset`, `latency=uniform(50ms,300ms)`, `status=429; retry-after=5`, `drip=64B/100ms`, `truncate=100B`, `empty`, `none` (docs/mock.md).",
+                "description": "Mock mode only: network simulation for this request, e.g. `latency=200ms; fault=reset`, `latency=uniform(50ms,300ms)`, `status=429; retry-after=5`, `drip=64B/100ms`, `truncate=100B`, `empty`, `none` (docs/mock.md). An empty or malformed value is answered 400 invalid_mock_header.",
                 "schema": {
-                  "type": "string"
+                  "type": "string",
+                  "minLength": 1
                 }
               },
               "FlowScenario": {
                 "name": "X-Flow-Scenario",
                 "in": "header",
                 "required": false,
-                "description": "Mock mode only: serve the named scenario variant of the page (pages/<pageID>.<scenario>.json). Also the query parameter __scenario.",
+                "description": "Mock mode only: serve the named scenario variant of the page (pages/<pageID>.<scenario>.json). Also the query parameter __scenario. An empty value chooses none; a name the page has no scenario for (any name that is not a scenario file of that page) serves the page itself and names the missing scenario in X-Flow-Scenario-Missing, never an error.",
                 "schema": {
-                  "type": "string",
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
+                  "type": "string"
                 }
               },
               "FlowSession": {
@@ -1800,7 +1900,8 @@ enum OpenAPIDocument {
               "FaultRules": {
                 "type": "object",
                 "additionalProperties": {
-                  "type": "string"
+                  "type": "string",
+                  "minLength": 1
                 },
                 "description": "Route pattern ([METHOD ]/path, * matches anything) → spec in the X-Flow-Mock syntax; first match wins."
               },

@@ -225,7 +225,11 @@ extension MockLayer {
     /// if needed and replaces its scenario choices (`*` = every page that has that scenario).
     func adminSetSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let id = try sessionParameter(request)
-        let body = try application.jsonBody(of: request)
+        guard case .object(let body) = try application.jsonBody(of: request),
+            body.members.allSatisfy({ $0.key == "scenarios" })
+        else {
+            throw ProblemDetails.invalidRequest(.root, "The body is {\"scenarios\": {\"<pageID>|*\": \"<scenario>\"}}.")
+        }
         var scenarios: [String: String] = [:]
         if let value = body["scenarios"] {
             guard case .object(let object) = value else {
@@ -253,8 +257,6 @@ extension MockLayer {
                 }
                 scenarios[member.key] = name
             }
-        } else if case .object(let object) = body, !object.isEmpty {
-            throw ProblemDetails.invalidRequest(.root, "The body is {\"scenarios\": {\"<pageID>|*\": \"<scenario>\"}}.")
         }
         let session = mock.sessions.update(id) { session in
             session.scenarios = scenarios
@@ -282,8 +284,8 @@ extension MockLayer {
 
     /// `GET /__admin/journal?session=&after=&limit=`: recent requests, oldest first.
     func adminJournal(_ request: HTTPRequest) throws -> HTTPResponse {
-        let after = request.queryItem("after").flatMap { UInt64($0) } ?? 0
-        let limit = request.queryItem("limit").flatMap { Int($0) }.map { max($0, 0) } ?? .max
+        let after = try Self.countQuery(request, "after").map { UInt64($0) } ?? 0
+        let limit = try Self.countQuery(request, "limit") ?? .max
         let page = mock.journal.entries(session: request.queryItem("session"), after: after, limit: limit)
         return Self.adminJSON([
             "capacity": .number(Double(mock.journal.capacity)),
@@ -292,6 +294,22 @@ extension MockLayer {
             "dropped": .number(Double(page.dropped)),
             "entries": .array(page.entries.map(Self.entryJSON)),
         ])
+    }
+
+    /// A query parameter that is a count (`after`, `limit`): absent → `nil`; given once as 1–18 ASCII digits → its
+    /// value; anything else (`-1`, `1.5`, `+1`, empty, repeated) → 400 `invalid_query`.
+    static func countQuery(_ request: HTTPRequest, _ name: String) throws -> Int? {
+        let values = request.queryItems.filter { $0.name == name }.map(\.value)
+        guard let value = values.first else { return nil }
+        guard values.count == 1, (1...18).contains(value.utf8.count),
+            value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let count = Int(value)
+        else {
+            throw ProblemDetails(
+                status: 400, code: "invalid_query", title: "Invalid query parameter",
+                detail: "\(name) is given at most once, as a whole number 0–999999999999999999.")
+        }
+        return count
     }
 
     static func entryJSON(_ entry: JournalEntry) -> JSONValue {

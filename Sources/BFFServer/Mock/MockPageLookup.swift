@@ -60,6 +60,7 @@ struct MockPageLookup: PageLookup {
         if application.providers.registration(for: cursor.pageID) != nil {
             return try base.continuation(of: cursor, request, in: application, snapshot: snapshot)
         }
+        _ = try MockRequestContext.sessionID(request)  // a malformed one is a 400, as on the first page
         let page = try snapshot.page(cursor.pageID)
         if cursor.version == page.version { return .document(page) }
         let variants = try documents(of: page, request, snapshot: snapshot).dropFirst()
