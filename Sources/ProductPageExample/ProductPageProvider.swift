@@ -63,7 +63,7 @@ public struct ProductPageProvider: Sendable {
                     upstream: "catalog", code: "upstream_invalid_json", message: "a product needs title and price"))
         }
         let outcome = await reviewsOutcome
-        var header: [Widget] = []
+        var header: [Widget] = [CartActions.emptyBadge]
         if let imageURL = product["imageURL"]?.stringValue {
             header.append(.image(id: "product.image", url: imageURL, alt: title, aspectRatio: 1))
         }
@@ -88,8 +88,11 @@ public struct ProductPageProvider: Sendable {
             id: Self.pageID, title: title, header: header, sections: sections,
             footer: [
                 .button(
+                    id: "product.addToCart", title: "Add to cart",
+                    onTap: .api(name: CartActions.add, payload: ["productID": .string(productID)])),
+                .button(
                     id: "product.share", title: "Share", style: "secondary",
-                    onTap: .deeplink(url: "larder://share/products/\(productID)"))
+                    onTap: .deeplink(url: "larder://share/products/\(productID)")),
             ])
         return ProvidedPage(page, degradations: outcome.degradation.map { [$0] } ?? [])
     }

@@ -1,7 +1,8 @@
 // product-page-example: flow-bff serving the bundled pages plus a page composed in Swift from two upstream JSON
-// services. Without --catalog/--reviews it starts two demo upstreams on loopback.
+// services and an "Add to cart" action answered in Swift through a cart service. Without --catalog/--reviews/--cart
+// it starts demo upstreams on loopback.
 //
-//   swift run product-page-example [--catalog URL] [--reviews URL] [--port 8080] [--pages pages]
+//   swift run product-page-example [--catalog URL] [--reviews URL] [--cart URL] [--port 8080] [--pages pages]
 //   curl -s 'localhost:8080/v1/pages/product-live?productID=p-2210'
 import BFFServer
 import Foundation
@@ -13,7 +14,9 @@ var arguments = CommandLine.arguments.dropFirst()
 while let flag = arguments.popFirst() {
     guard flag.hasPrefix("--"), let value = arguments.popFirst() else {
         FileHandle.standardError.write(
-            Data("usage: product-page-example [--catalog URL] [--reviews URL] [--port N] [--pages DIR]\n".utf8))
+            Data(
+                "usage: product-page-example [--catalog URL] [--reviews URL] [--cart URL] [--port N] [--pages DIR]\n"
+                    .utf8))
         exit(2)
     }
     options[String(flag.dropFirst(2))] = value
@@ -38,6 +41,8 @@ do {
         catalogURL: options["catalog"] ?? demo!.catalogURL, reviewsURL: options["reviews"] ?? demo!.reviewsURL,
         metrics: service.application.providers.upstreamMetrics)
     provider.register(on: service.application)
+    CartActions(cartURL: options["cart"] ?? demo!.cartURL, metrics: service.application.providers.upstreamMetrics)
+        .register(on: service.application)
     try service.start()
 } catch {
     FileHandle.standardError.write(Data("cannot start: \(error)\n".utf8))
