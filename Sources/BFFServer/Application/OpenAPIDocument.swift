@@ -420,6 +420,9 @@ enum OpenAPIDocument {
                   },
                   {
                     "$ref": "#/components/parameters/FlowSession"
+                  },
+                  {
+                    "$ref": "#/components/parameters/IdempotencyKey"
                   }
                 ],
                 "requestBody": {
@@ -450,7 +453,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "description": "invalid_json, invalid_request, unknown_widget or undeclared_event (with a JSON Pointer in path)",
+                    "description": "invalid_json, invalid_request, unknown_widget, undeclared_event (with a JSON Pointer in path) or invalid_idempotency_key",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -461,6 +464,16 @@ enum OpenAPIDocument {
                   },
                   "404": {
                     "description": "unknown_action, or page_not_found for the request's pageID",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "idempotency_key_in_use: the first request with this Idempotency-Key is still being answered (Retry-After)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -481,6 +494,46 @@ enum OpenAPIDocument {
                   },
                   "415": {
                     "description": "unsupported_media_type",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "422": {
+                    "description": "idempotency_key_reused: the Idempotency-Key was sent with another action or body",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "500": {
+                    "description": "invalid_action_response (an action handler answered with error diagnostics) or internal_error",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "502": {
+                    "description": "upstream_unavailable: an action handler's upstream failed",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "504": {
+                    "description": "action_timeout or upstream_timeout",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1404,6 +1457,19 @@ enum OpenAPIDocument {
                   "type": "string",
                   "pattern": "^[A-Za-z0-9._~-]{1,128}$"
                 }
+              },
+              "IdempotencyKey": {
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": false,
+                "description": "Makes a retried action request safe (IETF httpapi idempotency-key-header draft): the first answer for a key is stored and replayed for a retry with the same action and body (with Idempotent-Replayed: true); the same key with another request is 422 idempotency_key_reused; while the first is still running, 409 idempotency_key_in_use. 1–255 visible ASCII characters, bare or as a quoted string (docs/actions.md).",
+                "schema": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 255,
+                  "pattern": "^[!-~]+$"
+                },
+                "example": "6f1c2f0e-2b7a-4a8e-9a57-3f1d2c9b8e10"
               }
             },
             "headers": {
