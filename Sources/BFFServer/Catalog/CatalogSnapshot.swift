@@ -28,10 +28,10 @@ final class CatalogSnapshot: Sendable {
         actionBodies = actions
     }
 
-    /// The page `pageID` of the catalog.
-    /// - Throws: 400 `invalid_page_id`, 404 `page_not_found` with a near-miss hint.
+    /// The page `pageID` of the catalog (an id the caller checked with ``PageID/isValid(_:)``: the route, the
+    /// cursor and the action request do).
+    /// - Throws: 404 `page_not_found` with a near-miss hint.
     func page(_ pageID: String) throws(ProblemDetails) -> CatalogPage {
-        guard PageID.isValid(pageID) else { throw .invalidPageID(pageID) }
         guard let page = catalog.pages[pageID] else {
             throw .pageNotFound(pageID, suggestion: NearMiss.closest(to: pageID, among: catalog.pages.keys))
         }

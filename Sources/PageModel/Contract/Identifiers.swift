@@ -3,8 +3,8 @@ public enum ActionName {
     public static let pattern = "[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 
     public static func isValid(_ name: some StringProtocol) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...128).contains(bytes.count), PageID.isAlphanumeric(bytes[0]) else { return false }
+        let bytes = name.utf8
+        guard let first = bytes.first, PageID.isAlphanumeric(first), bytes.count <= 128 else { return false }
         return bytes.allSatisfy {
             PageID.isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
         } && !name.contains("..")
@@ -17,8 +17,8 @@ public enum PageID {
     public static let pattern = "[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
 
     public static func isValid(_ id: some StringProtocol) -> Bool {
-        let bytes = Array(id.utf8)
-        guard (1...128).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
+        let bytes = id.utf8
+        guard let first = bytes.first, isAlphanumeric(first), bytes.count <= 128 else { return false }
         return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
     }
 
