@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTesting
 
 /// Runs the built `flow-bff` executable as a user does, for tests of the command line. `FLOW_BFF_*` variables of
 /// the test process are not passed on, so a developer's environment cannot change the outcome.
@@ -30,8 +31,17 @@ public enum FlowBFFProcess {
         return process
     }
 
-    /// Runs `flow-bff arguments…` in `directory` to completion.
-    public static func run(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws
+    /// Runs `flow-bff arguments…` in `directory` to completion. The process is run, read and waited for on a thread
+    /// of its own: the caller suspends, it does not hold a thread of the Swift concurrency pool.
+    public static func run(_ arguments: [String], directory: String, environment: [String: String] = [:])
+        async throws -> Run
+    {
+        try await BlockingThread.run("flow-bff \(arguments.first ?? "")") {
+            try runBlocking(arguments, directory: directory, environment: environment)
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], directory: String, environment: [String: String]) throws
         -> Run
     {
         let process = process(arguments, directory: directory, environment: environment)

@@ -4,6 +4,7 @@ import ContractVerifier
 import Dispatch
 import Foundation
 import HTTPCore
+import HTTPTesting
 import PageModel
 import ProductPageExample
 import Synchronization
@@ -17,8 +18,8 @@ import Testing
     /// Starts the demo upstreams and flow-bff with the provider; `reviewsURL` overrides the reviews service.
     func withProductPage(
         reviewsDelay: DispatchTimeInterval? = nil, reviewsURL: String? = nil,
-        upstreamTimeout: Duration = .seconds(2),
-        _ body: (TestServer, OffPoolClient, SeenRequestIDs) async throws -> Void
+        upstreamTimeout: Duration = .seconds(2), pageTimeout: Duration = .seconds(10),
+        _ body: (TestServer, HTTPTestClient, SeenRequestIDs) async throws -> Void
     ) async throws {
         let seenRequestIDs = SeenRequestIDs()
         let upstreams = DemoUpstreams(reviewsDelay: reviewsDelay) { request in
@@ -31,13 +32,13 @@ import Testing
             ProductPageProvider(
                 catalogURL: upstreams.catalogURL, reviewsURL: reviewsURL ?? upstreams.reviewsURL,
                 upstreamTimeout: upstreamTimeout, metrics: application.providers.upstreamMetrics
-            ).register(on: application, timeout: .seconds(2))
-            try await body(server, OffPoolClient(port: server.port), seenRequestIDs)
+            ).register(on: application, timeout: pageTimeout)
+            try await body(server, HTTPTestClient(port: server.port), seenRequestIDs)
         }
     }
 
     /// Loads the page, paginates to the end, and returns the whole document and the first body.
-    func crawl(_ http: OffPoolClient, headers: [(String, String)] = []) async throws -> (
+    func crawl(_ http: HTTPTestClient, headers: [(String, String)] = []) async throws -> (
         PageModel, HTTPTestClient.Response
     ) {
         let first = try await http.get(Self.target, headers: headers)
@@ -91,13 +92,23 @@ import Testing
         }
     }
 
+    /// Reviews answer after 8 s; the upstream timeout is 600 ms and the page deadline 15 s. The page must come back
+    /// degraded well before the slow answer: the bound sits halfway between the upstream timeout and the reviews
+    /// delay, which holds on a loaded one-core machine and still fails if the page waited for reviews.
     @Test func aSlowReviewsUpstreamDegradesWithinTheTimeout() async throws {
-        try await withProductPage(reviewsDelay: .seconds(3), upstreamTimeout: .milliseconds(600)) { _, http, _ in
+        let upstreamTimeout = 0.6
+        let reviewsDelay = 8.0
+        try await withProductPage(
+            reviewsDelay: .milliseconds(Int(reviewsDelay * 1000)), upstreamTimeout: .seconds(upstreamTimeout),
+            pageTimeout: .seconds(15)
+        ) { _, http, _ in
             let start = ContinuousClock.now
             let first = try await http.get(Self.target)
             let elapsed = ContinuousClock.now - start
             #expect(first.status == 200)
-            #expect(elapsed < .milliseconds(2_000), "600 ms upstream timeout, no retry for reviews: \(elapsed)")
+            #expect(
+                elapsed < .seconds((upstreamTimeout + reviewsDelay) / 2),
+                "600 ms upstream timeout, no retry for reviews: \(elapsed)")
             let degradations = Degradation.list(inEnvelope: first.body)
             #expect(degradations.map(\.code) == ["upstream_fallback"])
             #expect(degradations.first?.reason.contains("no answer within 0.6 s") == true)
@@ -149,23 +160,4 @@ import Testing
 /// Request ids the upstreams received.
 final class SeenRequestIDs: Sendable {
     let ids = Mutex<[String]>([])
-}
-
-/// Blocking loopback requests run on a Dispatch thread, so the test never blocks the cooperative pool the
-/// server's provider tasks run on (2 cores here: a blocked pool thread would starve them).
-struct OffPoolClient: Sendable {
-    let port: Int
-
-    func get(_ target: String, headers: [(String, String)] = []) async throws -> HTTPTestClient.Response {
-        let port = port
-        let fields = headers.map { [$0.0, $0.1] }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try HTTPTestClient(port: port).get(target, headers: fields.map { ($0[0], $0[1]) })
-                    })
-            }
-        }
-    }
 }

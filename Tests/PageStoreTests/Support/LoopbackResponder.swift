@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,7 +9,9 @@ import Synchronization
 
 /// A test-only HTTP/1.1 responder on `127.0.0.1`, port 0: canned responses per path, one request per
 /// connection (`Connection: close`), and a log of what it received. Small on purpose: the project's real
-/// server (HTTPCore) is tested elsewhere; this only gives the loader a real socket to talk to.
+/// server (HTTPCore) is tested elsewhere; this only gives the loader a real socket to talk to. Its blocking
+/// `accept`/`recv` and the hang route's wait run on threads of its own, never on the Swift concurrency pool, and
+/// nothing a test calls on it blocks.
 final class LoopbackResponder: Sendable {
     /// What a path answers.
     enum Route: Sendable {
@@ -30,8 +33,8 @@ final class LoopbackResponder: Sendable {
     private let routes: [String: Route]
     private let received = Mutex<[Received]>([])
     private let stopping = Mutex(false)
+    /// Waited on only by the responder's own connection threads (the hang route).
     private let hangRelease = DispatchSemaphore(value: 0)
-    private let acceptDone = DispatchSemaphore(value: 0)
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var requests: [Received] { received.withLock { $0 } }
@@ -63,7 +66,8 @@ final class LoopbackResponder: Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    /// Stops accepting, releases hanging connections and waits (bounded) for the accept thread.
+    /// Stops accepting and releases hanging connections without waiting: the accept thread wakes from the shut-down
+    /// listener and closes it itself, so its descriptor cannot be reused under a running `accept`.
     func stop() {
         let already = stopping.withLock { stopping in
             defer { stopping = true }
@@ -72,12 +76,10 @@ final class LoopbackResponder: Sendable {
         guard !already else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         for _ in 0..<16 { hangRelease.signal() }
-        _ = acceptDone.wait(timeout: .now() + 5)
-        close(listener)
     }
 
     private func acceptLoop() {
-        defer { acceptDone.signal() }
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -161,8 +163,13 @@ final class LoopbackResponder: Sendable {
         shutdown(connection, Int32(SHUT_WR))
     }
 
-    /// Compresses `bytes` with `/usr/bin/gzip`, for the gzip route.
-    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    /// Compresses `bytes` with `/usr/bin/gzip` (a compressor independent of the project's zlib code), for the gzip
+    /// route. The process runs and is waited for on a thread of its own.
+    static func gzip(_ bytes: [UInt8]) async throws -> [UInt8] {
+        try await BlockingThread.run("gzip") { try gzipBlocking(bytes) }
+    }
+
+    private static func gzipBlocking(_ bytes: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
         process.arguments = ["-c", "-n"]
