@@ -21,9 +21,9 @@ public final class HTTPTestClient: Sendable {
 
     public var host: String { connection.host }
     public var port: Int { connection.port }
-    private let thread: BlockingThread
+    let thread: BlockingThread
     private let ownsThread: Bool
-    private let connection: SocketConnection
+    let connection: SocketConnection
 
     /// A client that connects on first use.
     ///

@@ -251,14 +251,14 @@ struct ServerTests {
             $0.timeouts.bodyRead = .milliseconds(300)
         }
         try await withServer(configuration, responder: testRouter) { server in
-            let slowHead = try await HTTPTestClient.connect(port: server.port)
+            let slowHead = HTTPTestClient(port: server.port)  // connects in its first send: no idle gap
             try await slowHead.send("GET /hello HTTP/1.1\r\nHost:")
             let timedOut = try #require(try await slowHead.readResponse())
             #expect(timedOut.status == 408)
             #expect(timedOut.text.contains("header_timeout"))
             #expect(try await slowHead.isClosedByPeer())
 
-            let slowBody = try await HTTPTestClient.connect(port: server.port)
+            let slowBody = HTTPTestClient(port: server.port)  // connects in its first send: no idle gap
             try await slowBody.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
             #expect(try await slowBody.readResponse()?.status == 408)
 

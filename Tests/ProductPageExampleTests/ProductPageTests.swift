@@ -92,26 +92,18 @@ import Testing
         }
     }
 
-    /// Reviews answer after 8 s; the upstream timeout is 600 ms and the page deadline 15 s. The page must come back
-    /// degraded well before the slow answer: the bound sits halfway between the upstream timeout and the reviews
-    /// delay, which holds on a loaded one-core machine and still fails if the page waited for reviews.
+    /// Reviews answer after 12 s, the upstream timeout is 2 s (the healthy catalog answers within it, also on a
+    /// loaded one-core machine) and the page deadline 20 s. An event check, not a stopwatch (the provider runs on the
+    /// concurrency pool, so a busy pool delays the whole page): the page comes back 200 with the reviews section
+    /// degraded by the upstream timeout. Had it waited for the slow answer, reviews would be there, undegraded.
     @Test func aSlowReviewsUpstreamDegradesWithinTheTimeout() async throws {
-        let upstreamTimeout = 0.6
-        let reviewsDelay = 8.0
-        try await withProductPage(
-            reviewsDelay: .milliseconds(Int(reviewsDelay * 1000)), upstreamTimeout: .seconds(upstreamTimeout),
-            pageTimeout: .seconds(15)
-        ) { _, http, _ in
-            let start = ContinuousClock.now
+        try await withProductPage(reviewsDelay: .seconds(12), upstreamTimeout: .seconds(2), pageTimeout: .seconds(20)) {
+            _, http, _ in
             let first = try await http.get(Self.target)
-            let elapsed = ContinuousClock.now - start
             #expect(first.status == 200)
-            #expect(
-                elapsed < .seconds((upstreamTimeout + reviewsDelay) / 2),
-                "600 ms upstream timeout, no retry for reviews: \(elapsed)")
             let degradations = Degradation.list(inEnvelope: first.body)
             #expect(degradations.map(\.code) == ["upstream_fallback"])
-            #expect(degradations.first?.reason.contains("no answer within 0.6 s") == true)
+            #expect(degradations.first?.reason.contains("no answer within 2.0 s") == true)
         }
     }
 

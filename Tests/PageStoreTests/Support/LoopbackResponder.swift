@@ -16,7 +16,8 @@ final class LoopbackResponder: Sendable {
     /// What a path answers.
     enum Route: Sendable {
         case respond(status: Int, headers: [String: String], body: [UInt8])
-        /// Reads the request and never answers, until ``stop()`` (bounded at 10 s).
+        /// Reads the request and never answers; waits (bounded at 10 s, or until ``stop()``) for the client to give
+        /// up and close, and records after how long in ``clientGaveUpAfter`` (measured on the responder's thread).
         case hang
     }
 
@@ -33,11 +34,14 @@ final class LoopbackResponder: Sendable {
     private let routes: [String: Route]
     private let received = Mutex<[Received]>([])
     private let stopping = Mutex(false)
-    /// Waited on only by the responder's own connection threads (the hang route).
-    private let hangRelease = DispatchSemaphore(value: 0)
+    private let gaveUp = Mutex<[Duration]>([])
+    /// Signalled each time a client closes a hanging connection.
+    let clientGaveUp = TestSignal()
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var requests: [Received] { received.withLock { $0 } }
+    /// For each hanging request whose client closed the connection: seconds from the request to the close.
+    var clientGaveUpAfter: [Duration] { gaveUp.withLock { $0 } }
 
     /// Binds and starts accepting. `routes` is keyed by path without the query.
     init(routes: [String: Route]) throws {
@@ -75,7 +79,6 @@ final class LoopbackResponder: Sendable {
         }
         guard !already else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        for _ in 0..<16 { hangRelease.signal() }
     }
 
     private func acceptLoop() {
@@ -103,11 +106,27 @@ final class LoopbackResponder: Sendable {
         let path = String(request.target.prefix { $0 != "?" })
         switch routes[path] {
         case .hang:
-            _ = hangRelease.wait(timeout: .now() + 10)
+            waitForClientToGiveUp(connection, since: .now)
         case .respond(let status, let headers, let body):
             write(connection, status: status, headers: headers, body: body)
         case nil:
             write(connection, status: 404, headers: ["Content-Type": "text/plain"], body: Array("no route".utf8))
+        }
+    }
+
+    private func waitForClientToGiveUp(_ connection: Int32, since start: ContinuousClock.Instant) {
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        while ContinuousClock.now - start < .seconds(10), !stopping.withLock({ $0 }) {
+            let count = recv(connection, &byte, 1, 0)
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            if count <= 0 {
+                let after = ContinuousClock.now - start
+                gaveUp.withLock { $0.append(after) }
+                clientGaveUp.signal()
+            }
+            return
         }
     }
 
