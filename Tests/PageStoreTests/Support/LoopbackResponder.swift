@@ -199,7 +199,7 @@ final class LoopbackResponder: Sendable {
         try process.run()
         input.fileHandleForWriting.write(Data(bytes))
         try input.fileHandleForWriting.close()
-        let compressed = output.fileHandleForReading.readDataToEndOfFile()
+        let compressed = readToEOF(output.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw ResponderError("gzip", process.terminationStatus) }
         return Array(compressed)
@@ -209,4 +209,17 @@ final class LoopbackResponder: Sendable {
 struct ResponderError: Error, CustomStringConvertible {
     var description: String
     init(_ what: String, _ code: Int32) { description = "\(what) failed: \(code)" }
+}
+
+/// Reads `fd` to EOF, retrying `EINTR` (Foundation's `readDataToEndOfFile` traps on it, and other tests in this
+/// process install signal handlers).
+func readToEOF(_ fd: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { return bytes }
+        bytes += chunk[0..<count]
+    }
 }
