@@ -19,7 +19,7 @@ extension HTTPTestClient {
     /// Opens `count` clients on `thread` in a single job: the way to hold hundreds of connections without one
     /// thread hop (and one trip through a busy concurrency pool) per connection.
     public static func open(
-        _ count: Int, host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10, on thread: BlockingThread
+        _ count: Int, host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30, on thread: BlockingThread
     ) async throws -> [HTTPTestClient] {
         let clients = (0..<count).map { _ in
             HTTPTestClient(host: host, port: port, timeoutSeconds: timeoutSeconds, thread: thread)

@@ -29,10 +29,10 @@ public final class HTTPTestClient: Sendable {
     ///
     /// - Parameters:
     ///   - host: an IPv4 or IPv6 literal (default `127.0.0.1`).
-    ///   - timeoutSeconds: the bound of every single receive and send (default 10 s).
+    ///   - timeoutSeconds: the bound of every single receive and send (default 30 s: longer than any delay a busy one-core pool causes).
     ///   - thread: where the blocking calls run; by default a thread of the client's own. Clients sharing a
     ///     thread run their calls one after another (fine for many idle connections, e.g. 500 slow clients).
-    public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10, thread: BlockingThread? = nil) {
+    public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30, thread: BlockingThread? = nil) {
         connection = SocketConnection(host: host, port: port, timeoutSeconds: timeoutSeconds)
         self.thread = thread ?? BlockingThread(name: "test-client-\(port)")
         ownsThread = thread == nil
@@ -40,7 +40,7 @@ public final class HTTPTestClient: Sendable {
 
     /// A client connected now: throws `SystemError(function: "connect", errno:)` when the server refuses.
     public static func connect(
-        host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 10, thread: BlockingThread? = nil
+        host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30, thread: BlockingThread? = nil
     ) async throws -> HTTPTestClient {
         let client = HTTPTestClient(host: host, port: port, timeoutSeconds: timeoutSeconds, thread: thread)
         try await client.onThread { try $0.connect() }

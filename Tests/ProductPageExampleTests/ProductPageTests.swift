@@ -18,7 +18,7 @@ import Testing
     /// Starts the demo upstreams and flow-bff with the provider; `reviewsURL` overrides the reviews service.
     func withProductPage(
         reviewsDelay: DispatchTimeInterval? = nil, reviewsURL: String? = nil,
-        upstreamTimeout: Duration = .seconds(2), pageTimeout: Duration = .seconds(10),
+        upstreamTimeout: Duration = .seconds(2), pageTimeout: Duration = .seconds(30),
         _ body: (TestServer, HTTPTestClient, SeenRequestIDs) async throws -> Void
     ) async throws {
         let seenRequestIDs = SeenRequestIDs()
@@ -93,11 +93,11 @@ import Testing
     }
 
     /// Reviews answer after 12 s, the upstream timeout is 2 s (the healthy catalog answers within it, also on a
-    /// loaded one-core machine) and the page deadline 20 s. An event check, not a stopwatch (the provider runs on the
+    /// loaded one-core machine) and the page deadline 30 s. An event check, not a stopwatch (the provider runs on the
     /// concurrency pool, so a busy pool delays the whole page): the page comes back 200 with the reviews section
     /// degraded by the upstream timeout. Had it waited for the slow answer, reviews would be there, undegraded.
     @Test func aSlowReviewsUpstreamDegradesWithinTheTimeout() async throws {
-        try await withProductPage(reviewsDelay: .seconds(12), upstreamTimeout: .seconds(2), pageTimeout: .seconds(20)) {
+        try await withProductPage(reviewsDelay: .seconds(12), upstreamTimeout: .seconds(2), pageTimeout: .seconds(30)) {
             _, http, _ in
             let first = try await http.get(Self.target)
             #expect(first.status == 200)
@@ -129,7 +129,7 @@ import Testing
                 let configuration = VerifierConfiguration(
                     baseURL: URL(string: server.baseURL)!,
                     entryPages: [PageTarget(pageID: "product-live", parameters: ["productID": "p-2210"])],
-                    maximumChunks: 20, maximumPageLoads: 5, timeout: 10)
+                    maximumChunks: 20, maximumPageLoads: 5, timeout: 30)
                 let report = try await ContractVerifier(configuration: configuration).run()
                 #expect(report.passed, "\(report.summary)")
                 #expect(report.coverage.cursors >= 1)
