@@ -16,22 +16,9 @@ extension HTTPTestClient {
         public func isClosedByPeer() throws -> Bool { try connection.isClosedByPeer() }
     }
 
-    /// Opens `count` clients on `thread` in a single job: the way to hold hundreds of connections without one
-    /// thread hop (and one trip through a busy concurrency pool) per connection.
-    public static func open(
-        _ count: Int, host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30, on thread: BlockingThread
-    ) async throws -> [HTTPTestClient] {
-        let clients = (0..<count).map { _ in
-            HTTPTestClient(host: host, port: port, timeoutSeconds: timeoutSeconds, thread: thread)
-        }
-        try await batch(clients, on: thread) { connections in
-            for connection in connections { try connection.connection.connect() }
-        }
-        return clients
-    }
-
-    /// Runs `body` once, on `thread`, with the blocking view of every client's connection, in order. Every client
-    /// must have been created on `thread`.
+    /// Runs `body` once, on `thread`, with the blocking view of every client's connection, in order: hundreds of
+    /// connections, or a timed sequence of requests, without a trip through the concurrency pool between steps.
+    /// Every client must have been created on `thread`; a connection not yet open connects in its first `send`.
     public static func batch<T: Sendable>(
         _ clients: [HTTPTestClient], on thread: BlockingThread,
         _ body: @escaping @Sendable ([Blocking]) throws -> T

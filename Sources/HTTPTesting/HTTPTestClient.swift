@@ -29,7 +29,8 @@ public final class HTTPTestClient: Sendable {
     ///
     /// - Parameters:
     ///   - host: an IPv4 or IPv6 literal (default `127.0.0.1`).
-    ///   - timeoutSeconds: the bound of every single receive and send (default 30 s: longer than any delay a busy one-core pool causes).
+    ///   - timeoutSeconds: the bound of every single receive and send (default 30 s: on a busy one-core machine an
+    ///     answer that needs the concurrency pool can take over 10 s).
     ///   - thread: where the blocking calls run; by default a thread of the client's own. Clients sharing a
     ///     thread run their calls one after another (fine for many idle connections, e.g. 500 slow clients).
     public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30, thread: BlockingThread? = nil) {

@@ -1,9 +1,12 @@
 import HTTPCore
 
-/// A loopback, port 0, two-thread configuration adjusted by `configure`.
+/// A loopback, port 0, two-thread configuration adjusted by `configure`. Keep-alive connections stay open for
+/// 2 minutes unless a test sets `timeouts.idle`: between two requests a test awaits the concurrency pool, which a
+/// loaded one-core machine can keep busy for longer than the 30 s default.
 func testConfiguration(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configuration.workerThreads = 2
+    configuration.timeouts.idle = .seconds(120)
     configure(&configuration)
     return configuration
 }

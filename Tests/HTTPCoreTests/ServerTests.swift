@@ -70,7 +70,7 @@ let preparedJSON = PreparedBody(
 struct ServerTests {
     @Test func keepAliveAndPipelining() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send(
                 "GET /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /json?size=9 HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "GET /pages/a%2Fb HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -89,13 +89,13 @@ struct ServerTests {
 
     @Test func http10ConnectionHandling() async throws {
         try await withServer(responder: testRouter) { server in
-            let plain = try await HTTPTestClient.connect(port: server.port)
+            let plain = HTTPTestClient(port: server.port)
             try await plain.send("GET /hello HTTP/1.0\r\n\r\n")
             let response = try #require(try await plain.readResponse())
             #expect(response.text == "hello")
             #expect(try await plain.isClosedByPeer())
 
-            let keepAlive = try await HTTPTestClient.connect(port: server.port)
+            let keepAlive = HTTPTestClient(port: server.port)
             try await keepAlive.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             #expect(try await keepAlive.readResponse()?.headers["Connection"] == "keep-alive")
             try await keepAlive.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
@@ -106,7 +106,7 @@ struct ServerTests {
 
     @Test func chunkedRequestBodyAndHead() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nabcd\r\n3\r\nefg\r\n"
                     + "0\r\nX-T: done\r\n\r\n")
@@ -123,7 +123,7 @@ struct ServerTests {
 
     @Test func expectContinue() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
             #expect(try await client.readResponse()?.status == 100)
             try await client.send("hello")
@@ -139,7 +139,7 @@ struct ServerTests {
 
     @Test func gzipNegotiation() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             let expected = Array((0..<5000).map { Array("{\"k\":\"v\"},".utf8)[$0 % 10] })
             try await client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")
             let gzipped = try #require(try await client.readResponse())
@@ -166,7 +166,7 @@ struct ServerTests {
 
     @Test func preparedBodyGzipETagAnd304() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
             let gzipped = try #require(try await client.readResponse())
             #expect(gzipped.headers["Content-Encoding"] == "gzip")
@@ -206,7 +206,7 @@ struct ServerTests {
     ])
     func refusedRequestsCloseWithProblem(_ raw: String, _ status: Int, _ code: String) async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send(raw)
             let response = try #require(try await client.readResponse())
             #expect(response.status == status)
@@ -220,7 +220,7 @@ struct ServerTests {
     @Test func handlerErrors() async throws {
         let logger = CapturingLogSink()
         try await withServer(logger: logger, responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send("GET /boom HTTP/1.1\r\nHost: t\r\n\r\n")
             let boom = try #require(try await client.readResponse())
             #expect(boom.status == 500)
@@ -251,18 +251,18 @@ struct ServerTests {
             $0.timeouts.bodyRead = .milliseconds(300)
         }
         try await withServer(configuration, responder: testRouter) { server in
-            let slowHead = HTTPTestClient(port: server.port)  // connects in its first send: no idle gap
+            let slowHead = HTTPTestClient(port: server.port)
             try await slowHead.send("GET /hello HTTP/1.1\r\nHost:")
             let timedOut = try #require(try await slowHead.readResponse())
             #expect(timedOut.status == 408)
             #expect(timedOut.text.contains("header_timeout"))
             #expect(try await slowHead.isClosedByPeer())
 
-            let slowBody = HTTPTestClient(port: server.port)  // connects in its first send: no idle gap
+            let slowBody = HTTPTestClient(port: server.port)
             try await slowBody.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
             #expect(try await slowBody.readResponse()?.status == 408)
 
-            let idle = try await HTTPTestClient.connect(port: server.port)
+            let idle = HTTPTestClient(port: server.port)
             try await idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await idle.readResponse()?.text == "hello")
             #expect(try await idle.isClosedByPeer())
@@ -274,7 +274,7 @@ struct ServerTests {
 
     @Test func deferredRepliesKeepPipelineOrder() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send(
                 "GET /deferred?ms=50 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "GET /deferred?ms=1 HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -286,13 +286,13 @@ struct ServerTests {
 
     @Test func streamedBody() async throws {
         try await withServer(responder: testRouter) { server in
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             let streamed = try #require(try await client.readResponse())
             #expect(streamed.headers["Transfer-Encoding"] == "chunked")
             #expect(streamed.text == "abc")
             #expect(try await client.readResponse()?.text == "hello")
-            let old = try await HTTPTestClient.connect(port: server.port)
+            let old = HTTPTestClient(port: server.port)
             try await old.send("GET /stream HTTP/1.0\r\n\r\n")
             let closeDelimited = try #require(try await old.readResponse())
             #expect(closeDelimited.text == "abc")
@@ -301,21 +301,21 @@ struct ServerTests {
 
     @Test func faults() async throws {
         try await withServer(responder: testRouter) { server in
-            let reset = try await HTTPTestClient.connect(port: server.port)
+            let reset = HTTPTestClient(port: server.port)
             try await reset.send("GET /fault/reset HTTP/1.1\r\nHost: t\r\n\r\n")
             await #expect(throws: SystemError(function: "recv", errno: ECONNRESET)) { try await reset.readResponse() }
 
-            let closed = try await HTTPTestClient.connect(port: server.port)
+            let closed = HTTPTestClient(port: server.port)
             try await closed.send("GET /fault/close HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await closed.readResponse() == nil)
 
-            let truncated = try await HTTPTestClient.connect(port: server.port)
+            let truncated = HTTPTestClient(port: server.port)
             try await truncated.send("GET /fault/truncate HTTP/1.1\r\nHost: t\r\n\r\n")
             let raw = String(decoding: try await truncated.readToEOF(), as: UTF8.self)
             #expect(raw.contains("Content-Length: 1000\r\n"))
             #expect(raw.hasSuffix("\r\n\r\nxxxxxxxxxx"))
 
-            let drip = try await HTTPTestClient.connect(port: server.port)
+            let drip = HTTPTestClient(port: server.port)
             try await drip.send("GET /fault/drip HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await drip.readResponse()?.text == String(repeating: "d", count: 100))
             #expect(try await drip.readResponse()?.text == "hello")
@@ -328,8 +328,8 @@ struct ServerTests {
             $0.limits.maxRequestsPerConnection = 2
         }
         try await withServer(configuration, responder: testRouter) { server in
-            let first = try await HTTPTestClient.connect(port: server.port)
-            let second = try await HTTPTestClient.connect(port: server.port)
+            let first = HTTPTestClient(port: server.port)
+            let second = HTTPTestClient(port: server.port)
             try await first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await first.readResponse()?.headers["Connection"] == nil)
             try await second.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -349,7 +349,7 @@ struct ServerTests {
         configuration.workerThreads = 1
         try await withServer(configuration, responder: testRouter) { server in
             #expect(server.localAddress == "[::1]:\(server.port)")
-            let client = try await HTTPTestClient.connect(host: "::1", port: server.port)
+            let client = HTTPTestClient(host: "::1", port: server.port)
             try await client.send("GET /hello HTTP/1.1\r\nHost: [::1]\r\n\r\n")
             #expect(try await client.readResponse()?.text == "hello")
         }

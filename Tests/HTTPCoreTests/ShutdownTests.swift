@@ -28,13 +28,13 @@ struct ShutdownTests {
         let signalled = TestSignal()
         server.installSignalHandlers([SIGTERM], drainTimeout: .seconds(10)) { _ in signalled.signal() }
 
-        let idle = try await HTTPTestClient.connect(port: server.port)
+        let idle = HTTPTestClient(port: server.port)
         try await idle.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try await idle.readResponse()?.text == "fast")
 
         var inFlight: [HTTPTestClient] = []
         for _ in 0..<5 {
-            let client = try await HTTPTestClient.connect(port: server.port)
+            let client = HTTPTestClient(port: server.port)
             try await client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
             inFlight.append(client)
         }
@@ -75,7 +75,7 @@ struct ShutdownTests {
             }
         }
         try server.start()
-        let client = try await HTTPTestClient.connect(port: server.port)
+        let client = HTTPTestClient(port: server.port)
         try await client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         try await entered.wait()
         server.shutdown(drainTimeout: .milliseconds(200))
