@@ -22,7 +22,8 @@ public enum FlowBFFProcess {
         return directory.appendingPathComponent("flow-bff").path
     }
 
-    /// A configured, unstarted process (for tests that run a long-lived `serve`).
+    /// A configured, unstarted process (for tests that run a long-lived `serve`; start it inside
+    /// `ProcessLaunchGate.shared.launching`).
     public static func process(
         _ arguments: [String], directory: String, environment: [String: String] = [:]
     ) -> Process {
@@ -40,8 +41,10 @@ public enum FlowBFFProcess {
     public static func run(_ arguments: [String], directory: String, environment: [String: String] = [:])
         async throws -> Run
     {
-        try await BlockingThread.run("flow-bff \(arguments.first ?? "")") {
-            try runBlocking(arguments, directory: directory, environment: environment)
+        try await ProcessLaunchGate.shared.launching {
+            try await BlockingThread.run("flow-bff \(arguments.first ?? "")") {
+                try runBlocking(arguments, directory: directory, environment: environment)
+            }
         }
     }
 

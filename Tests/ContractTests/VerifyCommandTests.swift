@@ -44,7 +44,8 @@ import Testing
         let output = Pipe()
         serve.standardOutput = output
         serve.standardError = FileHandle.nullDevice
-        try serve.run()
+        let launched = UncheckedProcess(process: serve)
+        try await ProcessLaunchGate.shared.launching { try launched.process.run() }
         // Reading the pipe and waiting for the exit block: both run on threads of their own, not on the pool.
         let reader = output.fileHandleForReading.fileDescriptor
         let stop = { () async in
@@ -115,4 +116,10 @@ import Testing
         #expect(help.status == 0)
         #expect(help.output.contains("--report junit|json FILE"))
     }
+}
+
+/// A `Process` handed to the launch gate's closure.
+// @unchecked Sendable: only `run()` is called, once, inside the gate, while the test awaits it.
+struct UncheckedProcess: @unchecked Sendable {
+    let process: Process
 }

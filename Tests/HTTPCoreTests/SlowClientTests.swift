@@ -37,6 +37,13 @@ struct SlowClientTests {
         Self.raiseFileLimit(to: 4096)
         let headerTimeout = 4.0
         let configuration = testConfiguration { $0.timeouts.headerRead = .seconds(headerTimeout) }
+        // ~1 000 sockets: no process may be launched meanwhile (ProcessLaunchGate).
+        try await ProcessLaunchGate.shared.holdingManyDescriptors {
+            try await self.fiveHundredSlowClients(configuration, headerTimeout)
+        }
+    }
+
+    func fiveHundredSlowClients(_ configuration: HTTPServer.Configuration, _ headerTimeout: Double) async throws {
         try await withServer(configuration, responder: testRouter) { server in
             // The 500 slow clients and the normal one share one thread; connecting, trickling and the normal
             // request run in one job on it, so a busy concurrency pool cannot stretch the gaps between them.

@@ -185,7 +185,9 @@ final class LoopbackResponder: Sendable {
     /// Compresses `bytes` with `/usr/bin/gzip` (a compressor independent of the project's zlib code), for the gzip
     /// route. The process runs and is waited for on a thread of its own.
     static func gzip(_ bytes: [UInt8]) async throws -> [UInt8] {
-        try await BlockingThread.run("gzip") { try gzipBlocking(bytes) }
+        try await ProcessLaunchGate.shared.launching {
+            try await BlockingThread.run("gzip") { try gzipBlocking(bytes) }
+        }
     }
 
     private static func gzipBlocking(_ bytes: [UInt8]) throws -> [UInt8] {
