@@ -1,6 +1,7 @@
 // swift-tools-version: 6.2
 // flow-bff — a Swift backend-for-frontend for server-driven UI.
-// Arrows point down: flow-bff → BFFServer → HTTPCore / PageModel; PageStore → PageModel.
+// Arrows point down: flow-bff → BFFServer → HTTPCore / PageModel; PageStore → PageModel;
+// BFFTesting → BFFServer, HTTPTesting → HTTPCore (so HTTPCoreTests use the test client without the application).
 import PackageDescription
 
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
@@ -14,6 +15,7 @@ let package = Package(
         .library(name: "HTTPCore", targets: ["HTTPCore"]),
         .library(name: "BFFServer", targets: ["BFFServer"]),
         .library(name: "PageStore", targets: ["PageStore"]),
+        .library(name: "HTTPTesting", targets: ["HTTPTesting"]),
         .library(name: "BFFTesting", targets: ["BFFTesting"]),
         .library(name: "ContractVerifier", targets: ["ContractVerifier"]),
     ],
@@ -34,8 +36,12 @@ let package = Package(
         .target(name: "PageStore", dependencies: ["PageModel"], swiftSettings: strict),
         // The contract-test crawler: drives any server through PageStore over HTTP. Never imports the server.
         .target(name: "ContractVerifier", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
+        // Socket test kit: the one test HTTP client (blocking calls on its own threads), events to await.
+        .target(name: "HTTPTesting", dependencies: ["HTTPCore"], swiftSettings: strict),
         // Test kit: servers on ephemeral loopback ports, fixtures.
-        .target(name: "BFFTesting", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
+        .target(
+            name: "BFFTesting", dependencies: ["BFFServer", "HTTPCore", "HTTPTesting", "PageModel"],
+            swiftSettings: strict),
         // The thin command-line executable.
         .executableTarget(
             name: "flow-bff", dependencies: ["BFFServer", "PageStore", "PageModel", "ContractVerifier"],
@@ -56,19 +62,25 @@ let package = Package(
 
         .testTarget(
             name: "PageModelTests", dependencies: ["PageModel"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "HTTPCoreTests", dependencies: ["HTTPCore", "HTTPTesting", "CZlib"], swiftSettings: strict),
+        .testTarget(
+            name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting", "HTTPTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPTesting"], swiftSettings: strict),
         .testTarget(name: "FlowBFFCommandTests", dependencies: ["flow-bff"], swiftSettings: strict),
-        .testTarget(name: "PageStoreTests", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
         .testTarget(
             name: "ProductPageExampleTests",
             dependencies: [
-                "ProductPageExample", "BFFServer", "BFFTesting", "HTTPCore", "PageModel", "ContractVerifier",
+                "ProductPageExample", "BFFServer", "BFFTesting", "HTTPCore", "HTTPTesting", "PageModel",
+                "ContractVerifier",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "ContractTests",
-            dependencies: ["PageModel", "PageStore", "BFFServer", "BFFTesting", "HTTPCore", "ContractVerifier"],
+            dependencies: [
+                "PageModel", "PageStore", "BFFServer", "BFFTesting", "HTTPCore", "HTTPTesting", "ContractVerifier",
+            ],
             exclude: ["BrokenServers", "CapabilityServers"], swiftSettings: strict),
     ]
 )

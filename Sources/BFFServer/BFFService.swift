@@ -36,6 +36,7 @@ public final class BFFService: Sendable {
     }
 
     /// Blocks until the server has stopped.
+    @available(*, noasync, message: "blocks a thread of the concurrency pool; await server.stoppedAsync() instead")
     public func waitUntilStopped() { server.waitUntilStopped() }
 }
 

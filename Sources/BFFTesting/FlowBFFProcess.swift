@@ -1,4 +1,9 @@
 import Foundation
+import HTTPTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs the built `flow-bff` executable as a user does, for tests of the command line. `FLOW_BFF_*` variables of
 /// the test process are not passed on, so a developer's environment cannot change the outcome.
@@ -17,7 +22,8 @@ public enum FlowBFFProcess {
         return directory.appendingPathComponent("flow-bff").path
     }
 
-    /// A configured, unstarted process (for tests that run a long-lived `serve`).
+    /// A configured, unstarted process (for tests that run a long-lived `serve`; start it inside
+    /// `ProcessLaunchGate.shared.launching`).
     public static func process(
         _ arguments: [String], directory: String, environment: [String: String] = [:]
     ) -> Process {
@@ -30,8 +36,19 @@ public enum FlowBFFProcess {
         return process
     }
 
-    /// Runs `flow-bff arguments…` in `directory` to completion.
-    public static func run(_ arguments: [String], directory: String, environment: [String: String] = [:]) throws
+    /// Runs `flow-bff arguments…` in `directory` to completion. The process is run, read and waited for on a thread
+    /// of its own: the caller suspends, it does not hold a thread of the Swift concurrency pool.
+    public static func run(_ arguments: [String], directory: String, environment: [String: String] = [:])
+        async throws -> Run
+    {
+        try await ProcessLaunchGate.shared.launching {
+            try await BlockingThread.run("flow-bff \(arguments.first ?? "")") {
+                try runBlocking(arguments, directory: directory, environment: environment)
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], directory: String, environment: [String: String]) throws
         -> Run
     {
         let process = process(arguments, directory: directory, environment: environment)
@@ -40,11 +57,39 @@ public enum FlowBFFProcess {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        let (outputBytes, errorBytes) = readToEnd(
+            output.fileHandleForReading.fileDescriptor, errors.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         return Run(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
+            status: process.terminationStatus, output: String(decoding: outputBytes, as: UTF8.self),
+            errors: String(decoding: errorBytes, as: UTF8.self))
+    }
+
+    /// Reads both pipes to EOF at once (a child filling one pipe while the other is read sequentially would
+    /// deadlock), retrying `EINTR`: other tests install signal handlers, and Foundation's `readDataToEndOfFile`
+    /// traps on an interrupted `read`.
+    private static func readToEnd(_ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
+        var fds = [
+            pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0),
+        ]
+        var bytes: [[UInt8]] = [[], []]
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while fds.contains(where: { $0.fd >= 0 }) {
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
+                let count = chunk.withUnsafeMutableBytes { read(fds[index].fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    fds[index].fd = -1
+                } else {
+                    bytes[index] += chunk[0..<count]
+                }
+            }
+        }
+        return (bytes[0], bytes[1])
     }
 }

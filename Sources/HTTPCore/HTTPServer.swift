@@ -140,12 +140,14 @@ public final class HTTPServer: Sendable {
     }
 
     /// Blocks the calling thread until every event loop has stopped (after ``shutdown(drainTimeout:)``).
-    /// Returns immediately if the server was never started.
+    /// Returns immediately if the server was never started. For `main`; async code awaits ``stoppedAsync()``.
+    @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
     public func waitUntilStopped() {
         stopped.wait()
     }
 
     /// Like ``waitUntilStopped()`` but gives up after `timeout`; returns whether the server stopped.
+    @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
     public func waitUntilStopped(timeout: Duration) -> Bool {
         stopped.wait(timeout: .now() + .nanoseconds(Int(min(timeout.nanoseconds, UInt64(Int.max))))) == .success
     }

@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -17,11 +18,11 @@ import Testing
         let log = MemoryLogSink()
         try await withTestServer(log: log) { server in
             let http = HTTPTestClient(port: server.port)
-            let first = try http.get("/v1/pages/feed", headers: [("X-Request-ID", "plain")])
+            let first = try await http.get("/v1/pages/feed", headers: [("X-Request-ID", "plain")])
             let etag = try #require(first.header("ETag"))
             let postback = try #require(
                 try PageDecoder().decodePage(first.body).value.pagination?.postback)
-            let chunk = try http.get(
+            let chunk = try await http.get(
                 "/v1/pages/feed/next?postback=\(ContractRoute.percentEncodedSegment(postback))",
                 headers: [("X-Request-ID", "chunk")])
             let chunkTag = try #require(chunk.header("ETag"))
@@ -40,7 +41,7 @@ import Testing
                 ("missing", "GET", "/v1/nope", [], nil, 404, false),
             ]
             for (requestID, method, target, headers, body, status, gzip) in cases {
-                let response = try http.request(
+                let response = try await http.request(
                     method, target, headers: headers + [("X-Request-ID", requestID)], body: body)
                 #expect(response.status == status, "\(requestID)")
                 #expect(response.header("X-Flow-Route") == nil, "\(requestID): no internal header leaves the server")
@@ -54,7 +55,7 @@ import Testing
             #expect(try Self.line(log, "not-modified")["route"] == "page")
             #expect(try Self.line(log, "post-next")["route"] == "nextPage")
             #expect(try Self.line(log, "missing")["route"] == "unmatched")
-            let metrics = try http.get("/metrics").text
+            let metrics = try await http.get("/metrics").text
             #expect(metrics.contains(#"flow_bff_requests_total{route="page",status="304"} 1"#))
             #expect(metrics.contains(#"flow_bff_requests_total{route="nextPage",status="200"} 2"#))
         }
@@ -64,7 +65,7 @@ import Testing
         try await withTestServer { server in
             let http = HTTPTestClient(port: server.port)
             for target in ["/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/pages/home", "/nope"] {
-                let response = try http.get(target)
+                let response = try await http.get(target)
                 #expect(!response.headers.contains { $0.name.lowercased().hasPrefix("x-flow-route") }, "\(target)")
                 #expect(response.header("X-Request-ID") != nil, "\(target)")
             }

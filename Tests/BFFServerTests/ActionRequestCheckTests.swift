@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -36,23 +37,25 @@ import Testing
     }
 
     /// The status and problem code of each request, in order.
-    static func answers(_ server: TestServer, _ requests: [(String, String)], session: String? = nil) throws
+    static func answers(_ server: TestServer, _ requests: [(String, String)], session: String? = nil) async throws
         -> [String]
     {
         let http = HTTPTestClient(port: server.port)
-        return try requests.map { name, body in
-            let response = try http.post(
+        var answers: [String] = []
+        for (name, body) in requests {
+            let response = try await http.post(
                 "/v1/actions/\(name)", json: body, headers: session.map { [("X-Flow-Session", $0)] } ?? [])
             let code =
                 response.status == 200 ? "" : (try PageDecoder().parse(response.body))["code"]?.stringValue ?? "?"
-            return "\(response.status) \(code)".trimmingCharacters(in: .whitespaces)
+            answers.append("\(response.status) \(code)".trimmingCharacters(in: .whitespaces))
         }
+        return answers
     }
 
     @Test func productionAcceptsReachableWidgetsAndRefusesTheRest() async throws {
         let pages = try temporaryPages(Self.files)
         try await withTestServer(pages: pages) { server in
-            let answers = try Self.answers(
+            let answers = try await Self.answers(
                 server,
                 [
                     ("shop.reveal", Self.body("reveal")),
@@ -75,7 +78,7 @@ import Testing
     @Test func mockModeAlsoAcceptsScenarioWidgetsAndKeepsTheSessionCopy() async throws {
         let pages = try temporaryPages(Self.files)
         try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
-            let answers = try Self.answers(
+            let answers = try await Self.answers(
                 server,
                 [
                     ("shop.buy", Self.body("alt")),
@@ -86,7 +89,8 @@ import Testing
                 session: "s-1")
             #expect(answers == ["200", "400 unknown_widget", "200", "200"])
             // The refused request changed nothing; the accepted one changed the session's copy.
-            let page = try HTTPTestClient(port: server.port).get("/v1/pages/shop", headers: [("X-Flow-Session", "s-1")])
+            let page = try await HTTPTestClient(port: server.port).get(
+                "/v1/pages/shop", headers: [("X-Flow-Session", "s-1")])
             let document = try PageDecoder().decodePage(page.body).value
             #expect(document.sections.first?.widgets.map(\.id) == ["buy"])
         }

@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -33,12 +34,12 @@ import Testing
     @Test func aMinimalClientGetsAnActionAnswerItCanRender() async throws {
         try await withTestServer { server in
             let http = HTTPTestClient(port: server.port)
-            let plain = try http.post("/v1/actions/checkout.placeOrder", json: Self.placeOrder)
+            let plain = try await http.post("/v1/actions/checkout.placeOrder", json: Self.placeOrder)
             let plainResponse = try PageDecoder().decodeActionResponse(plain.body).value
             #expect(widgetTypes(plainResponse).contains("empty_state"), "the authored answer")
             #expect(try PageDecoder().parse(plain.body)["degradations"] == nil)
 
-            let resolved = try http.post(
+            let resolved = try await http.post(
                 "/v1/actions/checkout.placeOrder", json: Self.placeOrder, headers: [("X-Flow-Client", Self.minimal)])
             #expect(resolved.status == 200)
             let response = try PageDecoder().decodeActionResponse(resolved.body).value

@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
             for profile in Self.profiles {
                 let headers = [("X-Flow-Client", profile.header)]
                 for pageID in server.service.application.catalog.pageIDs {
-                    let first = try http.get("/v1/pages/\(pageID)", headers: headers)
+                    let first = try await http.get("/v1/pages/\(pageID)", headers: headers)
                     #expect(first.status == 200)
                     var page = try PageDecoder().decodePage(first.body).value
                     let problems = CapabilityCheck.problems(in: page, for: profile.capabilities)
@@ -37,7 +38,7 @@ import Testing
                     var requests = 0
                     while let postback = page.pagination?.postback, page.hasMore, requests < 100 {
                         requests += 1
-                        let next = try http.get("/v1/pages/\(pageID)/next?postback=\(postback)")
+                        let next = try await http.get("/v1/pages/\(pageID)/next?postback=\(postback)")
                         let chunk = try PageDecoder().decodeNextPage(next.body).value
                         #expect(CapabilityCheck.problems(in: chunk.sections, for: profile.capabilities).isEmpty)
                         var diagnostics: [Diagnostic] = []
@@ -54,26 +55,26 @@ import Testing
     @Test func profilesGetTheirOwnETagsAnd304sAndTheFastPathIsUnchanged() async throws {
         try await withTestServer { server in
             let http = HTTPTestClient(port: server.port)
-            let plain = try http.get("/v1/pages/home")
+            let plain = try await http.get("/v1/pages/home")
             #expect(Self.vary(plain).contains("X-Flow-Client"))
             #expect(try JSONParser().parse(plain.body)["degradations"] == nil)
             var etags: Set<String> = [try #require(plain.header("ETag"))]
             for profile in Self.profiles {
                 let headers = [("X-Flow-Client", profile.header)]
-                let response = try http.get("/v1/pages/home", headers: headers)
+                let response = try await http.get("/v1/pages/home", headers: headers)
                 let etag = try #require(response.header("ETag"))
                 etags.insert(etag)
-                let again = try http.get("/v1/pages/home", headers: headers + [("If-None-Match", etag)])
+                let again = try await http.get("/v1/pages/home", headers: headers + [("If-None-Match", etag)])
                 #expect(again.status == 304)
             }
             #expect(etags.count == 4, "plain, current, legacy and minimal differ")
             let legacy = try #require(Self.profiles.first { $0.name == "legacy" })
-            let body = try http.get("/v1/pages/cart", headers: [("X-Flow-Client", legacy.header)]).body
+            let body = try await http.get("/v1/pages/cart", headers: [("X-Flow-Client", legacy.header)]).body
             let degradations = Degradation.list(inEnvelope: body)
             #expect(degradations.contains { $0.code == "widget_replaced" && $0.widgetID == "qty.p-1042" })
             let cart = try PageDecoder().decodePage(body).value
             #expect(cart.sections[0].widgets.first { $0.id == "qty.p-1042" }?.type == "key_value")
-            let bad = try http.get("/v1/pages/home", headers: [("X-Flow-Client", "version=banana")])
+            let bad = try await http.get("/v1/pages/home", headers: [("X-Flow-Client", "version=banana")])
             #expect(bad.status == 400 && bad.text.contains("invalid_client_header"))
         }
     }
@@ -82,10 +83,10 @@ import Testing
         try await withTestServer { server in
             let http = HTTPTestClient(port: server.port)
             let minimal = try #require(Self.profiles.first { $0.name == "minimal" })
-            let first = try http.get("/v1/pages/feed", headers: [("X-Flow-Client", minimal.header)])
+            let first = try await http.get("/v1/pages/feed", headers: [("X-Flow-Client", minimal.header)])
             let postback = try #require(try PageDecoder().decodePage(first.body).value.pagination?.postback)
             // The next request sends no header: the cursor alone decides how the chunk is resolved.
-            let next = try http.get("/v1/pages/feed/next?postback=\(postback)")
+            let next = try await http.get("/v1/pages/feed/next?postback=\(postback)")
             let chunk = try PageDecoder().decodeNextPage(next.body).value
             #expect(!chunk.sections.isEmpty)
             #expect(CapabilityCheck.problems(in: chunk.sections, for: minimal.capabilities).isEmpty)
@@ -99,20 +100,22 @@ import Testing
             func title(_ response: HTTPTestClient.Response) throws -> String? {
                 try PageDecoder().decodePage(response.body).value.title
             }
-            let plain = try http.get("/v1/pages/checkout")
+            let plain = try await http.get("/v1/pages/checkout")
             #expect(try title(plain) == "Checkout")
             #expect(plain.header("Content-Language") == "en")
             #expect(Self.vary(plain).contains("X-Flow-Client, Accept-Language"))
-            let german = try http.get("/v1/pages/checkout", headers: [("Accept-Language", "de-DE,de;q=0.9,en;q=0.5")])
+            let german = try await http.get(
+                "/v1/pages/checkout", headers: [("Accept-Language", "de-DE,de;q=0.9,en;q=0.5")])
             #expect(try title(german) == "Kasse")
             #expect(german.header("Content-Language") == "de")
             #expect(try JSONParser().parse(german.body)["locale"] == "de")
             #expect(german.header("ETag") != plain.header("ETag"))
             let etag = try #require(german.header("ETag"))
             #expect(
-                try http.get("/v1/pages/checkout", headers: [("Accept-Language", "de"), ("If-None-Match", etag)]).status
+                try await http.get("/v1/pages/checkout", headers: [("Accept-Language", "de"), ("If-None-Match", etag)])
+                    .status
                     == 304)
-            let french = try http.get("/v1/pages/checkout", headers: [("Accept-Language", "fr-FR")])
+            let french = try await http.get("/v1/pages/checkout", headers: [("Accept-Language", "fr-FR")])
             #expect(try title(french) == "Checkout")
             #expect(french.header("Content-Language") == "en")
             #expect(french.body == plain.body, "an unavailable locale is the default, fast-path body")

@@ -4,26 +4,26 @@ import Testing
 
 /// Runs the built `flow-bff` executable as users do.
 @Suite struct CommandLineTests {
-    func run(_ arguments: [String], directory: String = repositoryRoot, environment: [String: String] = [:]) throws
-        -> FlowBFFProcess.Run
+    func run(_ arguments: [String], directory: String = repositoryRoot, environment: [String: String] = [:])
+        async throws -> FlowBFFProcess.Run
     {
-        try FlowBFFProcess.run(arguments, directory: directory, environment: environment)
+        try await FlowBFFProcess.run(arguments, directory: directory, environment: environment)
     }
 
-    @Test func checkPassesOnTheBundledPages() throws {
-        let result = try run(["check"])
+    @Test func checkPassesOnTheBundledPages() async throws {
+        let result = try await run(["check"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("pages: 6 pages"))
         #expect(result.output.contains(", 0 errors"))
     }
 
-    @Test func checkListsEachProblemWithFileAndPathAndExits1() throws {
+    @Test func checkListsEachProblemWithFileAndPathAndExits1() async throws {
         let directory = try temporaryPages([
             "cart.json":
                 #"{"schemaVersion": 1, "kind": "page", "page": {"id": "cart", "sections": [{"id": "s", "widgets": [{"id": "q", "type": "stepper", "content": {"value": "three"}}]}]}}"#,
             "home.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "home", "sections": [}}"#,
         ])
-        let result = try run(["check", directory])
+        let result = try await run(["check", directory])
         #expect(result.status == 1)
         #expect(
             result.errors.contains(
@@ -33,27 +33,27 @@ import Testing
         #expect(result.output.contains("0 pages, 0 actions, 2 errors"))
     }
 
-    @Test func serveRefusesToStartOnErrors() throws {
+    @Test func serveRefusesToStartOnErrors() async throws {
         let directory = try temporaryPages([
             "bad.json": #"{"schemaVersion": 1, "kind": "page", "page": {"id": "bad", "sections": "none"}}"#
         ])
-        let result = try run(["serve", "--pages", directory, "--port", "0"])
+        let result = try await run(["serve", "--pages", directory, "--port", "0"])
         #expect(result.status == 1)
         #expect(
             result.errors.contains("bad.json: /page/sections: error: invalid_envelope: expected array, found string"))
         #expect(result.errors.contains("not serving"))
     }
 
-    @Test func helpVersionAndUsageErrors() throws {
-        let help = try run(["--help"])
+    @Test func helpVersionAndUsageErrors() async throws {
+        let help = try await run(["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("flow-bff check [DIR]"))
-        let version = try run(["--version"])
+        let version = try await run(["--version"])
         #expect(version.output == "flow-bff 0.1.0\n")
-        let unknown = try run(["serve", "--prot", "1"])
+        let unknown = try await run(["serve", "--prot", "1"])
         #expect(unknown.status == 2)
         #expect(unknown.errors.contains("unknown option --prot"))
-        let badConfig = try run(["check"], environment: ["FLOW_BFF_SERVER_PROT": "1"])
+        let badConfig = try await run(["check"], environment: ["FLOW_BFF_SERVER_PROT": "1"])
         #expect(badConfig.status == 2)
         #expect(badConfig.errors.contains("did you mean FLOW_BFF_SERVER_PORT?"))
     }

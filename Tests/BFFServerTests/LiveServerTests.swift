@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
             let catalog = PageCatalog.load(directory: TestServer.bundledPages)
             var paginated = 0
             for pageID in catalog.pageIDs {
-                let first = try http.get("/v1/pages/\(pageID)")
+                let first = try await http.get("/v1/pages/\(pageID)")
                 #expect(first.status == 200)
                 #expect(first.header("Content-Type") == "application/json")
                 var page = try PageDecoder().decodePage(first.body).value
@@ -25,9 +26,9 @@ import Testing
                 while let postback = page.pagination?.postback, page.hasMore, requests < 1_000 {
                     requests += 1
                     let target = "/v1/pages/\(pageID)/next?postback=\(postback)"
-                    let next = try http.get(target)
+                    let next = try await http.get(target)
                     #expect(next.status == 200)
-                    let replay = try http.get(target)
+                    let replay = try await http.get(target)
                     #expect(replay.body == next.body, "replaying a postback returns the same chunk")
                     let chunk = try PageDecoder().decodeNextPage(next.body).value
                     seen += chunk.sections.map(\.id)
@@ -47,18 +48,19 @@ import Testing
     @Test func everyTamperedPostbackIsA400ProblemAndTheServerKeepsAnswering() async throws {
         try await withTestServer { server in
             let http = client(server)
-            let page = try PageDecoder().decodePage(try http.get("/v1/pages/feed").body).value
+            let page = try await PageDecoder().decodePage(try http.get("/v1/pages/feed").body).value
             let postback = Array(try #require(page.pagination?.postback).utf8)
             for index in postback.indices {
                 var tampered = postback
                 tampered[index] = tampered[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-                let response = try http.get("/v1/pages/feed/next?postback=\(String(decoding: tampered, as: UTF8.self))")
+                let response = try await http.get(
+                    "/v1/pages/feed/next?postback=\(String(decoding: tampered, as: UTF8.self))")
                 #expect(response.status == 400)
                 #expect(response.header("Content-Type") == "application/problem+json")
                 let problem = try JSONDecoder().decode(ProblemDetails.self, from: Data(response.body))
                 #expect(problem.code == "invalid_cursor")
             }
-            #expect(try http.get("/healthz").status == 200)
+            #expect(try await http.get("/healthz").status == 200)
         }
     }
 
@@ -68,19 +70,20 @@ import Testing
             let codec = CursorCodec(key: Self.key)
             let version = try #require(server.service.application.catalog.pages["feed"]).version
             let foreign = codec.encode(Cursor(pageID: "feed", version: version, position: 5))
-            let wrongPage = try http.get("/v1/pages/home/next?postback=\(foreign)")
+            let wrongPage = try await http.get("/v1/pages/home/next?postback=\(foreign)")
             #expect(wrongPage.status == 400)
             #expect(wrongPage.text.contains("invalid_cursor"))
             let past = codec.encode(Cursor(pageID: "feed", version: version, position: 100_000))
-            #expect(try http.get("/v1/pages/feed/next?postback=\(past)").status == 400)
+            #expect(try await http.get("/v1/pages/feed/next?postback=\(past)").status == 400)
             let old = codec.encode(Cursor(pageID: "feed", version: "0000000000000000", position: 5))
-            let expired = try http.get("/v1/pages/feed/next?postback=\(old)")
+            let expired = try await http.get("/v1/pages/feed/next?postback=\(old)")
             #expect(expired.status == 410)
             #expect(expired.text.contains("\"code\":\"cursor_expired\""))
-            let posted = try http.post("/v1/pages/feed/next", json: #"{"postback": "\#(foreign)"}"#)
+            let posted = try await http.post("/v1/pages/feed/next", json: #"{"postback": "\#(foreign)"}"#)
             #expect(posted.status == 200)
             #expect(
-                try http.post("/v1/pages/feed/next", json: #"{"cursor": 1}"#).text.contains("\"path\":\"/postback\""))
+                try await http.post("/v1/pages/feed/next", json: #"{"cursor": 1}"#).text.contains(
+                    "\"path\":\"/postback\""))
         }
     }
 
@@ -94,17 +97,17 @@ import Testing
     func traversalPageIDsAreRejected(_ target: String) async throws {
         try await withTestServer { server in
             let http = client(server)
-            let response = try http.get(target)
+            let response = try await http.get(target)
             #expect([400, 404].contains(response.status), "\(target) → \(response.status)")
             #expect(response.header("Content-Type") == "application/problem+json")
             #expect(!response.text.contains("root:"))
-            #expect(try http.get("/v1/pages/home").status == 200)
+            #expect(try await http.get("/v1/pages/home").status == 200)
         }
     }
 
     @Test func unknownPagesExplainTheNearMiss() async throws {
         try await withTestServer { server in
-            let response = try client(server).get("/v1/pages/hme")
+            let response = try await client(server).get("/v1/pages/hme")
             #expect(response.status == 404)
             let problem = try JSONDecoder().decode(ProblemDetails.self, from: Data(response.body))
             #expect(problem.code == "page_not_found")
@@ -119,7 +122,7 @@ import Testing
             let name = try #require(catalog.actions.keys.sorted().first)
             let action = try #require(catalog.actions[name])
             let (pageID, widget, event) = try #require(Self.firing(name, in: catalog))
-            let ok = try http.post(
+            let ok = try await http.post(
                 "/v1/actions/\(name)",
                 json: #"{"pageID": "\#(pageID)", "widgetID": "\#(widget.id)", "event": "\#(event)"}"#)
             #expect(ok.status == 200)
@@ -142,7 +145,7 @@ import Testing
             ]
             for (body, status, code, path) in refused
             where widget.actions[otherEvent] == nil || code != "undeclared_event" {
-                let response = try http.post("/v1/actions/\(name)", json: body)
+                let response = try await http.post("/v1/actions/\(name)", json: body)
                 #expect(response.status == status, "\(body)")
                 #expect(response.text.contains("\"code\":\"\(code)\""), "\(body): \(response.text)")
                 #expect(path.isEmpty || response.text.contains("\"path\":\"\(path)\""), "\(response.text)")
@@ -169,34 +172,34 @@ import Testing
                 ),
             ]
             for (target, body, headers, status, code) in cases {
-                let response = try http.request(
+                let response = try await http.request(
                     "POST", target, headers: headers.isEmpty ? [("Content-Type", "application/json")] : headers,
                     body: Array(body.utf8))
                 #expect(response.status == status, "\(body)")
                 #expect(response.header("Content-Type") == "application/problem+json")
                 #expect(response.text.contains("\"code\":\"\(code)\""), "\(body): \(response.text)")
             }
-            let missing = try http.post("/v1/actions/\(name)", json: #"{"pageID": "cart", "event": "tap"}"#)
+            let missing = try await http.post("/v1/actions/\(name)", json: #"{"pageID": "cart", "event": "tap"}"#)
             #expect(missing.text.contains("\"path\":\"/widgetID\""))
             let huge =
                 "{\"pageID\": \"cart\", \"widgetID\": \"w\", \"event\": \"tap\", \"payload\": \""
                 + String(repeating: "x", count: 70_000) + "\"}"
-            let oversize = try http.post("/v1/actions/\(name)", json: huge)
+            let oversize = try await http.post("/v1/actions/\(name)", json: huge)
             #expect(oversize.status == 413)
-            #expect(try HTTPTestClient(port: server.port).get("/healthz").status == 200)
+            #expect(try await HTTPTestClient(port: server.port).get("/healthz").status == 200)
         }
     }
 
     @Test func gzipETagAndNotModified() async throws {
         try await withTestServer { server in
             let http = client(server)
-            let plain = try http.get("/v1/pages/feed")
-            let gzip = try http.get("/v1/pages/feed", headers: [("Accept-Encoding", "gzip")])
+            let plain = try await http.get("/v1/pages/feed")
+            let gzip = try await http.get("/v1/pages/feed", headers: [("Accept-Encoding", "gzip")])
             #expect(gzip.header("Content-Encoding") == "gzip")
             #expect(gzip.rawBody.count < plain.rawBody.count)
             #expect(gzip.body == plain.body)
             let etag = try #require(plain.header("ETag"))
-            let again = try http.get("/v1/pages/feed", headers: [("If-None-Match", etag)])
+            let again = try await http.get("/v1/pages/feed", headers: [("If-None-Match", etag)])
             #expect(again.status == 304)
             #expect(again.rawBody.isEmpty)
             let feed = try #require(server.service.application.catalog.pages["feed"])
@@ -208,9 +211,9 @@ import Testing
         let log = MemoryLogSink()
         try await withTestServer(log: log) { server in
             let http = client(server)
-            let response = try http.get("/v1/pages/home", headers: [("X-Request-ID", "trace-123")])
+            let response = try await http.get("/v1/pages/home", headers: [("X-Request-ID", "trace-123")])
             #expect(response.header("X-Request-ID") == "trace-123")
-            let generated = try http.get("/healthz")
+            let generated = try await http.get("/healthz")
             #expect(generated.header("X-Request-ID")?.count == 32)
             let line = try #require(log.lines.first { $0.contains("trace-123") })
             let entry = try PageDecoder().parse(Array(line.utf8))
@@ -226,42 +229,42 @@ import Testing
     @Test func healthReadinessMetricsAndRouting() async throws {
         try await withTestServer { server in
             let http = client(server)
-            #expect(try http.get("/healthz").text == #"{"status":"ok"}"#)
-            #expect(try http.get("/readyz").text.contains("\"status\":\"ready\""))
-            _ = try http.get("/v1/pages/home")
-            _ = try http.get("/v1/pages/nope")
-            let metrics = try http.get("/metrics").text
+            #expect(try await http.get("/healthz").text == #"{"status":"ok"}"#)
+            #expect(try await http.get("/readyz").text.contains("\"status\":\"ready\""))
+            _ = try await http.get("/v1/pages/home")
+            _ = try await http.get("/v1/pages/nope")
+            let metrics = try await http.get("/metrics").text
             #expect(metrics.contains("flow_bff_requests_total{route=\"page\",status=\"200\"} 1"))
             #expect(metrics.contains("flow_bff_requests_total{route=\"page\",status=\"404\"} 1"))
             #expect(metrics.contains("flow_bff_request_duration_seconds_count{route=\"page\"} 2"))
             #expect(metrics.contains("flow_bff_open_connections 1"))
             #expect(metrics.contains("flow_bff_catalog_load_errors 0"))
-            let unknown = try http.get("/v1/pagez/home")
+            let unknown = try await http.get("/v1/pagez/home")
             #expect(unknown.status == 404)
             #expect(unknown.text.contains("\"code\":\"not_found\""))
-            let wrongMethod = try http.request("DELETE", "/v1/pages/home")
+            let wrongMethod = try await http.request("DELETE", "/v1/pages/home")
             #expect(wrongMethod.status == 405)
             #expect(wrongMethod.header("Allow")?.contains("GET") == true)
             server.service.application.setReady(false)
-            #expect(try http.get("/readyz").status == 503)
+            #expect(try await http.get("/readyz").status == 503)
         }
     }
 
     @Test func aReplicaContinuesACursorAnotherIssued() async throws {
         try await withTestServer(cursorKey: Self.key) { first in
             try await withTestServer(cursorKey: Self.key) { second in
-                let page = try PageDecoder().decodePage(try client(first).get("/v1/pages/feed").body).value
+                let page = try await PageDecoder().decodePage(client(first).get("/v1/pages/feed").body).value
                 let postback = try #require(page.pagination?.postback)
-                let onSecond = try client(second).get("/v1/pages/feed/next?postback=\(postback)")
+                let onSecond = try await client(second).get("/v1/pages/feed/next?postback=\(postback)")
                 #expect(onSecond.status == 200)
-                let onFirst = try client(first).get("/v1/pages/feed/next?postback=\(postback)")
+                let onFirst = try await client(first).get("/v1/pages/feed/next?postback=\(postback)")
                 #expect(onSecond.body == onFirst.body)
             }
             try await withTestServer(cursorKey: String(repeating: "another-key-", count: 3)) {
                 stranger in
-                let page = try PageDecoder().decodePage(try client(first).get("/v1/pages/feed").body).value
+                let page = try await PageDecoder().decodePage(client(first).get("/v1/pages/feed").body).value
                 let postback = try #require(page.pagination?.postback)
-                #expect(try client(stranger).get("/v1/pages/feed/next?postback=\(postback)").status == 400)
+                #expect(try await client(stranger).get("/v1/pages/feed/next?postback=\(postback)").status == 400)
             }
         }
     }
@@ -280,22 +283,22 @@ import Testing
         try await withTestServer(pages: directory) { server in
             let http = client(server)
             let news = try #require(
-                try PageDecoder().decodePage(try http.get("/v1/pages/news").body).value.pagination?.postback)
+                try await PageDecoder().decodePage(try http.get("/v1/pages/news").body).value.pagination?.postback)
             let deals = try #require(
-                try PageDecoder().decodePage(try http.get("/v1/pages/deals").body).value.pagination?.postback)
-            #expect(try http.get("/v1/pages/news/next?postback=\(news)").status == 200)
+                try await PageDecoder().decodePage(try http.get("/v1/pages/deals").body).value.pagination?.postback)
+            #expect(try await http.get("/v1/pages/news/next?postback=\(news)").status == 200)
             // The news page is edited; deals is not.
             try Data(file("news", title: "v2").utf8).write(to: URL(fileURLWithPath: directory + "/news.json"))
             server.service.application.replaceCatalog(PageCatalog.load(directory: directory))
-            let expired = try http.get("/v1/pages/news/next?postback=\(news)")
+            let expired = try await http.get("/v1/pages/news/next?postback=\(news)")
             #expect(expired.status == 410)
             #expect(expired.header("Content-Type") == "application/problem+json")
             #expect(expired.text.contains("\"code\":\"cursor_expired\""))
-            #expect(try http.get("/v1/pages/deals/next?postback=\(deals)").status == 200)
+            #expect(try await http.get("/v1/pages/deals/next?postback=\(deals)").status == 200)
             // A fresh first load issues cursors for the new version.
             let fresh = try #require(
-                try PageDecoder().decodePage(try http.get("/v1/pages/news").body).value.pagination?.postback)
-            let chunk = try http.get("/v1/pages/news/next?postback=\(fresh)")
+                try await PageDecoder().decodePage(try http.get("/v1/pages/news").body).value.pagination?.postback)
+            let chunk = try await http.get("/v1/pages/news/next?postback=\(fresh)")
             #expect(chunk.status == 200)
             #expect(chunk.text.contains("v2"))
         }
@@ -326,7 +329,7 @@ import Testing
     @Test func theServedDocumentIsTheOneInTheRepository() async throws {
         let file = try String(contentsOfFile: repositoryRoot + "/docs/openapi.json", encoding: .utf8)
         try await withTestServer { server in
-            let served = try HTTPTestClient(port: server.port).get("/openapi.json")
+            let served = try await HTTPTestClient(port: server.port).get("/openapi.json")
             #expect(served.status == 200)
             #expect(served.text + "\n" == file, "run scripts/embed-openapi after editing docs/openapi.json")
             let document = try PageDecoder().parse(served.body)

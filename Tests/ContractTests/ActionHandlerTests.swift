@@ -2,6 +2,7 @@ import BFFServer
 import BFFTesting
 import Foundation
 import HTTPCore
+import HTTPTesting
 import PageModel
 import PageStore
 import Synchronization
@@ -57,7 +58,7 @@ import Testing
         try await withTestServer(pages: try temporaryPages(Self.pages)) { server in
             Self.register(on: server.service.application)
             let http = HTTPTestClient(port: server.port)
-            let answer = try http.post("/v1/actions/calc.set", json: Self.body(value: 7))
+            let answer = try await http.post("/v1/actions/calc.set", json: Self.body(value: 7))
             #expect(answer.status == 200, "\(answer.text)")
             let response = try PageDecoder().decodeActionResponse(answer.body).value
             #expect(response.effects == [.toast(message: "Set to 14 for calc")])
@@ -68,12 +69,12 @@ import Testing
             #expect(id == "qty")
             #expect(widget.content["value"] == 14)
             // An invalid computed answer is never sent: a 500 naming the problem, with its diagnostics.
-            let broken = try http.post(
+            let broken = try await http.post(
                 "/v1/actions/calc.broken", json: #"{"pageID": "calc", "widgetID": "open", "event": "tap"}"#)
             #expect(broken.status == 500)
             #expect(broken.text.contains(#""code":"invalid_action_response""#))
             #expect(broken.text.contains("missing_children"))
-            let metrics = try http.get("/metrics").text
+            let metrics = try await http.get("/metrics").text
             #expect(metrics.contains(#"flow_bff_action_calls_total{action="calc.set",outcome="ok"} 1"#))
             #expect(
                 metrics.contains(
@@ -112,23 +113,23 @@ import Testing
             Self.register(on: server.service.application, calls: calls)
             let http = HTTPTestClient(port: server.port)
             let key = [("Idempotency-Key", "k-1")]
-            let first = try http.post("/v1/actions/calc.set", json: Self.body(value: 3), headers: key)
-            let retry = try http.post("/v1/actions/calc.set", json: Self.body(value: 3), headers: key)
+            let first = try await http.post("/v1/actions/calc.set", json: Self.body(value: 3), headers: key)
+            let retry = try await http.post("/v1/actions/calc.set", json: Self.body(value: 3), headers: key)
             #expect(first.status == 200)
             #expect(retry.status == 200)
             #expect(retry.body == first.body)
             #expect(retry.header("Idempotent-Replayed") == "true")
             #expect(first.header("Idempotent-Replayed") == nil)
             #expect(calls.count.load(ordering: .relaxed) == 1, "the retry did not run the handler")
-            let reused = try http.post("/v1/actions/calc.set", json: Self.body(value: 5), headers: key)
+            let reused = try await http.post("/v1/actions/calc.set", json: Self.body(value: 5), headers: key)
             #expect(reused.status == 422)
             #expect(reused.text.contains(#""code":"idempotency_key_reused""#))
             // Keys are scoped to the session: another session's k-1 is a new request.
-            let other = try http.post(
+            let other = try await http.post(
                 "/v1/actions/calc.set", json: Self.body(value: 5), headers: key + [("X-Flow-Session", "s-2")])
             #expect(other.status == 200)
             #expect(calls.count.load(ordering: .relaxed) == 2)
-            let invalid = try http.post(
+            let invalid = try await http.post(
                 "/v1/actions/calc.set", json: Self.body(value: 5), headers: [("Idempotency-Key", "")])
             #expect(invalid.status == 400)
             #expect(invalid.text.contains(#""code":"invalid_idempotency_key""#))

@@ -15,7 +15,7 @@ import Testing
     @MainActor
     func crawl(_ url: URL, entry: [String], as profile: CapabilityProfile) async throws -> VerificationReport {
         let configuration = VerifierConfiguration(
-            baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: 50, timeout: 10,
+            baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: 50, timeout: 30,
             headers: [ClientCapabilities.headerName: profile.header], capabilities: profile)
         return try await ContractVerifier(configuration: configuration).run()
     }

@@ -18,7 +18,7 @@ let brokenServersDirectory = repositoryRoot + "/Tests/ContractTests/BrokenServer
 @MainActor
 func crawl(_ url: URL, entry: [String], maximumChunks: Int = 50) async throws -> VerificationReport {
     let configuration = VerifierConfiguration(
-        baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: maximumChunks, timeout: 10)
+        baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: maximumChunks, timeout: 30)
     return try await ContractVerifier(configuration: configuration).run()
 }
 

@@ -1,7 +1,12 @@
 import BFFTesting
 import Foundation
 import FoundationXML
+import HTTPTesting
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `flow-bff verify` as CI runs it: the built executable, real processes, loopback only.
 @Suite struct VerifyCommandTests {
@@ -9,22 +14,22 @@ import Testing
         FlowBFFProcess.process(arguments, directory: repositoryRoot)
     }
 
-    func run(_ arguments: [String]) throws -> FlowBFFProcess.Run {
-        try FlowBFFProcess.run(arguments, directory: repositoryRoot)
+    func run(_ arguments: [String]) async throws -> FlowBFFProcess.Run {
+        try await FlowBFFProcess.run(arguments, directory: repositoryRoot)
     }
 
     static func temporaryFile(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("verify-\(UUID().uuidString)-\(name)").path
     }
 
-    @Test func verifyPagesPassesPrintsCoverageAndWritesReports() throws {
+    @Test func verifyPagesPassesPrintsCoverageAndWritesReports() async throws {
         let junit = Self.temporaryFile("junit.xml")
         let json = Self.temporaryFile("report.json")
         defer {
             try? FileManager.default.removeItem(atPath: junit)
             try? FileManager.default.removeItem(atPath: json)
         }
-        let result = try run(["verify", "--pages", "pages", "--report", "junit", junit, "--report", "json", json])
+        let result = try await run(["verify", "--pages", "pages", "--report", "junit", junit, "--report", "json", json])
         #expect(result.status == 0, "\(result.output)\n\(result.errors)")
         #expect(result.output.contains("coverage: 6 pages"))
         #expect(result.output.contains("PASSED: no contract violations"))
@@ -34,29 +39,49 @@ import Testing
         #expect((report as? [String: Any])?["passed"] as? Bool == true)
     }
 
-    @Test func verifyURLAgainstASeparateServeGivesTheSameResult() throws {
+    @Test func verifyURLAgainstASeparateServeGivesTheSameResult() async throws {
         let serve = Self.process(["serve", "--port", "0"])
         let output = Pipe()
         serve.standardOutput = output
         serve.standardError = FileHandle.nullDevice
-        try serve.run()
-        defer {
+        let launched = UncheckedProcess(process: serve)
+        try await ProcessLaunchGate.shared.launching { try launched.process.run() }
+        // Reading the pipe and waiting for the exit block: both run on threads of their own, not on the pool.
+        let reader = output.fileHandleForReading.fileDescriptor
+        let stop = { () async in
             serve.terminate()
-            serve.waitUntilExit()
+            _ = try? await BlockingThread.run("serve exit") { serve.waitUntilExit() }
         }
         // The startup lines name the bound URL; read until they do (bounded: the process exits on failure).
-        var text = ""
-        var url: String?
-        for _ in 0..<200 where url == nil {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            url = text.firstMatch(of: /serving .* on (http:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        let (text, url) = try await BlockingThread.run("serve output") { () -> (String, String?) in
+            var text = ""
+            var url: String?
+            for _ in 0..<200 where url == nil {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }  // other tests install signal handlers
+                if count <= 0 { break }
+                text += String(decoding: chunk[0..<count], as: UTF8.self)
+                url = text.firstMatch(of: /serving .* on (http:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+            }
+            return (text, url)
         }
-        let base = try #require(url, "serve printed its URL: \(text)")
+        guard let url else {
+            await stop()
+            Issue.record("serve did not print its URL: \(text)")
+            return
+        }
         let pages = ["cart", "checkout", "empty", "feed", "home", "product"]
-        let overURL = try run(["verify", "--url", base] + pages.flatMap { ["--page", $0] })
-        let inProcess = try run(["verify", "--pages", "pages"])
+        let overURL: FlowBFFProcess.Run
+        let inProcess: FlowBFFProcess.Run
+        do {
+            overURL = try await run(["verify", "--url", url] + pages.flatMap { ["--page", $0] })
+            inProcess = try await run(["verify", "--pages", "pages"])
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
         #expect(overURL.status == 0, "\(overURL.output)\n\(overURL.errors)")
         #expect(inProcess.status == 0)
         let coverage = { (run: FlowBFFProcess.Run) in
@@ -66,29 +91,35 @@ import Testing
         #expect(coverage(overURL) == coverage(inProcess))
     }
 
-    @Test func brokenPagesExit1WithTheirCodesOrAreRefusedWithoutUnchecked() throws {
+    @Test func brokenPagesExit1WithTheirCodesOrAreRefusedWithoutUnchecked() async throws {
         let directory = brokenServersDirectory + "/mutation_missing_target/pages"
-        let unchecked = try run(["verify", "--pages", directory, "--unchecked"])
+        let unchecked = try await run(["verify", "--pages", directory, "--unchecked"])
         #expect(unchecked.status == 1)
         #expect(unchecked.output.contains("mutation_failed"))
         #expect(unchecked.output.contains("FAILED: 1 violations (mutation_failed)"))
-        let refused = try run(["verify", "--pages", directory])
+        let refused = try await run(["verify", "--pages", directory])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("mutation_target_not_found"))
         #expect(refused.errors.contains("not verifying"))
     }
 
-    @Test func usageAndConnectionErrorsExit2() throws {
-        let neither = try run(["verify"])
+    @Test func usageAndConnectionErrorsExit2() async throws {
+        let neither = try await run(["verify"])
         #expect(neither.status == 2)
         #expect(neither.errors.contains("exactly one of --url URL and --pages DIR"))
-        let badReport = try run(["verify", "--pages", "pages", "--report", "xml", "out.xml"])
+        let badReport = try await run(["verify", "--pages", "pages", "--report", "xml", "out.xml"])
         #expect(badReport.status == 2)
-        let unreachable = try run(["verify", "--url", "http://127.0.0.1:1", "--timeout", "5"])
+        let unreachable = try await run(["verify", "--url", "http://127.0.0.1:1", "--timeout", "5"])
         #expect(unreachable.status == 2)
         #expect(unreachable.errors.contains("cannot reach http://127.0.0.1:1"))
-        let help = try run(["verify", "--help"])
+        let help = try await run(["verify", "--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("--report junit|json FILE"))
     }
+}
+
+/// A `Process` handed to the launch gate's closure.
+// @unchecked Sendable: only `run()` is called, once, inside the gate, while the test awaits it.
+struct UncheckedProcess: @unchecked Sendable {
+    let process: Process
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTesting
 import Testing
 
 @testable import HTTPCore
@@ -232,11 +233,11 @@ struct ServerStrictnessTests {
     ]
 
     @Test(arguments: probes)
-    func refusesWithAProblem(_ probe: Probe) throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send(probe.raw)
-            let response = try #require(try client.readResponse())
+    func refusesWithAProblem(_ probe: Probe) async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send(probe.raw)
+            let response = try #require(try await client.readResponse())
             #expect(response.status == probe.status)
             #expect(response.headers["Content-Type"] == "application/problem+json")
             #expect(response.headers["Connection"] == "close")
@@ -244,11 +245,11 @@ struct ServerStrictnessTests {
                 try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
             #expect(problem["code"] as? String == probe.code)
             #expect(problem["status"] as? Int == probe.status)
-            #expect(try client.isClosedByPeer())
+            #expect(try await client.isClosedByPeer())
             // The server is unharmed: a well-formed request on a new connection is answered.
-            let next = try TestClient(port: server.port)
-            try next.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try next.readResponse()?.text == "hello")
+            let next = HTTPTestClient(port: server.port)
+            try await next.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await next.readResponse()?.text == "hello")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPCore
+import HTTPTesting
 import Synchronization
 import Testing
 
@@ -67,123 +68,123 @@ let preparedJSON = PreparedBody(
 
 @Suite("HTTPServer live (loopback)")
 struct ServerTests {
-    @Test func keepAliveAndPipelining() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send(
+    @Test func keepAliveAndPipelining() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send(
                 "GET /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /json?size=9 HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "GET /pages/a%2Fb HTTP/1.1\r\nHost: t\r\n\r\n")
-            let first = try #require(try client.readResponse())
-            let second = try #require(try client.readResponse())
-            let third = try #require(try client.readResponse())
+            let first = try #require(try await client.readResponse())
+            let second = try #require(try await client.readResponse())
+            let third = try #require(try await client.readResponse())
             #expect(first.text == "hello")
             #expect(first.headers["Connection"] == nil)
             #expect(first.headers["Date"]?.hasSuffix(" GMT") == true)
             #expect(second.text == "{\"k\":\"v\"}")
             #expect(third.text == "page a/b")
-            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try client.readResponse()?.text == "hello")
+            try await client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await client.readResponse()?.text == "hello")
         }
     }
 
-    @Test func http10ConnectionHandling() throws {
-        try withServer(responder: testRouter) { server in
-            let plain = try TestClient(port: server.port)
-            try plain.send("GET /hello HTTP/1.0\r\n\r\n")
-            let response = try #require(try plain.readResponse())
+    @Test func http10ConnectionHandling() async throws {
+        try await withServer(responder: testRouter) { server in
+            let plain = HTTPTestClient(port: server.port)
+            try await plain.send("GET /hello HTTP/1.0\r\n\r\n")
+            let response = try #require(try await plain.readResponse())
             #expect(response.text == "hello")
-            #expect(try plain.isClosedByPeer())
+            #expect(try await plain.isClosedByPeer())
 
-            let keepAlive = try TestClient(port: server.port)
-            try keepAlive.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-            #expect(try keepAlive.readResponse()?.headers["Connection"] == "keep-alive")
-            try keepAlive.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-            #expect(try keepAlive.readResponse()?.headers["Connection"] == "close")
-            #expect(try keepAlive.isClosedByPeer())
+            let keepAlive = HTTPTestClient(port: server.port)
+            try await keepAlive.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            #expect(try await keepAlive.readResponse()?.headers["Connection"] == "keep-alive")
+            try await keepAlive.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            #expect(try await keepAlive.readResponse()?.headers["Connection"] == "close")
+            #expect(try await keepAlive.isClosedByPeer())
         }
     }
 
-    @Test func chunkedRequestBodyAndHead() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send(
+    @Test func chunkedRequestBodyAndHead() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n4;x=y\r\nabcd\r\n3\r\nefg\r\n"
                     + "0\r\nX-T: done\r\n\r\n")
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.text == "abcdefg")
             #expect(response.headers["X-Trailer"] == "done")
-            try client.send("HEAD /json?size=50 HTTP/1.1\r\nHost: t\r\n\r\n")
-            let head = try #require(try client.readResponse(head: true))
+            try await client.send("HEAD /json?size=50 HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try #require(try await client.readResponse(method: "HEAD"))
             #expect(head.headers["Content-Length"] == "50")
-            try client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try client.readResponse()?.text == "hello")
+            try await client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await client.readResponse()?.text == "hello")
         }
     }
 
-    @Test func expectContinue() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
-            #expect(try client.readResponse()?.status == 100)
-            try client.send("hello")
-            #expect(try client.readResponse()?.text == "hello")
+    @Test func expectContinue() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 100)
+            try await client.send("hello")
+            #expect(try await client.readResponse()?.text == "hello")
             // Too large: refused with 413 before any body is sent.
-            try client.send(
+            try await client.send(
                 "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n")
-            let refused = try #require(try client.readResponse())
+            let refused = try #require(try await client.readResponse())
             #expect(refused.status == 413)
             #expect(refused.headers["Connection"] == "close")
         }
     }
 
-    @Test func gzipNegotiation() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
+    @Test func gzipNegotiation() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
             let expected = Array((0..<5000).map { Array("{\"k\":\"v\"},".utf8)[$0 % 10] })
-            try client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")
-            let gzipped = try #require(try client.readResponse())
+            try await client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")
+            let gzipped = try #require(try await client.readResponse())
             #expect(gzipped.headers["Content-Encoding"] == "gzip")
             #expect(gzipped.headers["Vary"] == "Accept-Encoding")
-            #expect(gzipped.body.count < 1000)
-            #expect(Gzip.decompress(gzipped.body) == expected)
+            #expect(gzipped.rawBody.count < 1000)
+            #expect(Gzip.decompress(gzipped.rawBody) == expected)
 
             for value in ["gzip;q=0", "identity", "*;q=0, identity"] {
-                try client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: \(value)\r\n\r\n")
-                let plain = try #require(try client.readResponse())
+                try await client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: \(value)\r\n\r\n")
+                let plain = try #require(try await client.readResponse())
                 #expect(plain.headers["Content-Encoding"] == nil, "\(value)")
                 #expect(plain.body == expected)
             }
-            try client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\n\r\n")
-            let none = try #require(try client.readResponse())
+            try await client.send("GET /json?size=5000 HTTP/1.1\r\nHost: t\r\n\r\n")
+            let none = try #require(try await client.readResponse())
             #expect(none.headers["Content-Encoding"] == nil)
             #expect(none.headers["Vary"] == "Accept-Encoding")
             // Small bodies are not compressed.
-            try client.send("GET /json?size=100 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
-            #expect(try client.readResponse()?.headers["Content-Encoding"] == nil)
+            try await client.send("GET /json?size=100 HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
+            #expect(try await client.readResponse()?.headers["Content-Encoding"] == nil)
         }
     }
 
-    @Test func preparedBodyGzipETagAnd304() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
-            let gzipped = try #require(try client.readResponse())
+    @Test func preparedBodyGzipETagAnd304() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
+            let gzipped = try #require(try await client.readResponse())
             #expect(gzipped.headers["Content-Encoding"] == "gzip")
-            #expect(gzipped.body == preparedJSON.gzipBytes)
+            #expect(gzipped.rawBody == preparedJSON.gzipBytes)
             let etag = try #require(gzipped.headers["ETag"])
-            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\n\r\n")
-            let plain = try #require(try client.readResponse())
+            try await client.send("GET /prepared HTTP/1.1\r\nHost: t\r\n\r\n")
+            let plain = try #require(try await client.readResponse())
             #expect(plain.body == preparedJSON.identityBytes)
             #expect(plain.headers["ETag"] == preparedJSON.etag)
-            try client.send(
+            try await client.send(
                 "GET /prepared HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\nIf-None-Match: \(etag)\r\n\r\n")
-            let notModified = try #require(try client.readResponse())
+            let notModified = try #require(try await client.readResponse())
             #expect(notModified.status == 304)
             #expect(notModified.body.isEmpty)
             #expect(notModified.headers["ETag"] == etag)
             #expect(notModified.headers["Content-Length"] == nil)
-            try client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"nope\"\r\n\r\n")
-            #expect(try client.readResponse()?.status == 200)
+            try await client.send("GET /prepared HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"nope\"\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 200)
         }
     }
 
@@ -203,163 +204,159 @@ struct ServerTests {
         ("GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505, "unsupported_version"),
         ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501, "unsupported_transfer_coding"),
     ])
-    func refusedRequestsCloseWithProblem(_ raw: String, _ status: Int, _ code: String) throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send(raw)
-            let response = try #require(try client.readResponse())
+    func refusedRequestsCloseWithProblem(_ raw: String, _ status: Int, _ code: String) async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send(raw)
+            let response = try #require(try await client.readResponse())
             #expect(response.status == status)
             #expect(response.headers["Connection"] == "close")
             #expect(response.headers["Content-Type"] == "application/problem+json")
             #expect(response.text.contains("\"code\":\"\(code)\""))
-            #expect(try client.isClosedByPeer())
+            #expect(try await client.isClosedByPeer())
         }
     }
 
-    @Test func handlerErrors() throws {
+    @Test func handlerErrors() async throws {
         let logger = CapturingLogSink()
-        try withServer(logger: logger, responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send("GET /boom HTTP/1.1\r\nHost: t\r\n\r\n")
-            let boom = try #require(try client.readResponse())
+        try await withServer(logger: logger, responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send("GET /boom HTTP/1.1\r\nHost: t\r\n\r\n")
+            let boom = try #require(try await client.readResponse())
             #expect(boom.status == 500)
             #expect(
                 boom.text
                     == "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,\"code\":\"internal_error\"}"
             )
             #expect(logger.errors.withLock { $0.contains { $0.contains("PlainError") } })
-            try client.send("GET /problem HTTP/1.1\r\nHost: t\r\n\r\n")
-            let problem = try #require(try client.readResponse())
+            try await client.send("GET /problem HTTP/1.1\r\nHost: t\r\n\r\n")
+            let problem = try #require(try await client.readResponse())
             #expect(problem.status == 409)
             #expect(problem.text.contains("\"detail\":\"try later\""))
-            try client.send("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try client.readResponse()?.status == 404)
-            try client.send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            let notAllowed = try #require(try client.readResponse())
+            try await client.send("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 404)
+            try await client.send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let notAllowed = try #require(try await client.readResponse())
             #expect(notAllowed.status == 405)
             #expect(notAllowed.headers["Allow"] == "GET, HEAD")
-            try client.send("GET /dropped HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try client.readResponse()?.status == 500)
+            try await client.send("GET /dropped HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await client.readResponse()?.status == 500)
         }
     }
 
-    @Test func timeouts() throws {
+    @Test func timeouts() async throws {
         let configuration = testConfiguration {
             $0.timeouts.headerRead = .milliseconds(300)
             $0.timeouts.idle = .milliseconds(300)
             $0.timeouts.bodyRead = .milliseconds(300)
         }
-        try withServer(configuration, responder: testRouter) { server in
-            let slowHead = try TestClient(port: server.port)
-            try slowHead.send("GET /hello HTTP/1.1\r\nHost:")
-            let timedOut = try #require(try slowHead.readResponse())
+        try await withServer(configuration, responder: testRouter) { server in
+            let slowHead = HTTPTestClient(port: server.port)
+            try await slowHead.send("GET /hello HTTP/1.1\r\nHost:")
+            let timedOut = try #require(try await slowHead.readResponse())
             #expect(timedOut.status == 408)
             #expect(timedOut.text.contains("header_timeout"))
-            #expect(try slowHead.isClosedByPeer())
+            #expect(try await slowHead.isClosedByPeer())
 
-            let slowBody = try TestClient(port: server.port)
-            try slowBody.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
-            #expect(try slowBody.readResponse()?.status == 408)
+            let slowBody = HTTPTestClient(port: server.port)
+            try await slowBody.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
+            #expect(try await slowBody.readResponse()?.status == 408)
 
-            let idle = try TestClient(port: server.port)
-            try idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try idle.readResponse()?.text == "hello")
-            #expect(try idle.isClosedByPeer())
+            let idle = HTTPTestClient(port: server.port)
+            try await idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await idle.readResponse()?.text == "hello")
+            #expect(try await idle.isClosedByPeer())
 
-            let silent = try TestClient(port: server.port)
-            #expect(try silent.readToEOF().isEmpty)
+            let silent = try await HTTPTestClient.connect(port: server.port)
+            #expect(try await silent.readToEOF().isEmpty)
         }
     }
 
-    @Test func deferredRepliesKeepPipelineOrder() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send(
+    @Test func deferredRepliesKeepPipelineOrder() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send(
                 "GET /deferred?ms=50 HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
                     + "GET /deferred?ms=1 HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try client.readResponse()?.text == "deferred 50")
-            #expect(try client.readResponse()?.text == "hello")
-            #expect(try client.readResponse()?.text == "deferred 1")
+            #expect(try await client.readResponse()?.text == "deferred 50")
+            #expect(try await client.readResponse()?.text == "hello")
+            #expect(try await client.readResponse()?.text == "deferred 1")
         }
     }
 
-    @Test func streamedBody() throws {
-        try withServer(responder: testRouter) { server in
-            let client = try TestClient(port: server.port)
-            try client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            let streamed = try #require(try client.readResponse())
+    @Test func streamedBody() async throws {
+        try await withServer(responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            let streamed = try #require(try await client.readResponse())
             #expect(streamed.headers["Transfer-Encoding"] == "chunked")
             #expect(streamed.text == "abc")
-            #expect(try client.readResponse()?.text == "hello")
-            let old = try TestClient(port: server.port)
-            try old.send("GET /stream HTTP/1.0\r\n\r\n")
-            let closeDelimited = try #require(try old.readResponse())
+            #expect(try await client.readResponse()?.text == "hello")
+            let old = HTTPTestClient(port: server.port)
+            try await old.send("GET /stream HTTP/1.0\r\n\r\n")
+            let closeDelimited = try #require(try await old.readResponse())
             #expect(closeDelimited.text == "abc")
         }
     }
 
-    @Test func faults() throws {
-        try withServer(responder: testRouter) { server in
-            let reset = try TestClient(port: server.port)
-            try reset.send("GET /fault/reset HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(throws: SystemError(function: "recv", errno: ECONNRESET)) { try reset.readResponse() }
+    @Test func faults() async throws {
+        try await withServer(responder: testRouter) { server in
+            let reset = HTTPTestClient(port: server.port)
+            try await reset.send("GET /fault/reset HTTP/1.1\r\nHost: t\r\n\r\n")
+            await #expect(throws: SystemError(function: "recv", errno: ECONNRESET)) { try await reset.readResponse() }
 
-            let closed = try TestClient(port: server.port)
-            try closed.send("GET /fault/close HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try closed.readResponse() == nil)
+            let closed = HTTPTestClient(port: server.port)
+            try await closed.send("GET /fault/close HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await closed.readResponse() == nil)
 
-            let truncated = try TestClient(port: server.port)
-            try truncated.send("GET /fault/truncate HTTP/1.1\r\nHost: t\r\n\r\n")
-            let raw = String(decoding: try truncated.readToEOF(), as: UTF8.self)
+            let truncated = HTTPTestClient(port: server.port)
+            try await truncated.send("GET /fault/truncate HTTP/1.1\r\nHost: t\r\n\r\n")
+            let raw = String(decoding: try await truncated.readToEOF(), as: UTF8.self)
             #expect(raw.contains("Content-Length: 1000\r\n"))
             #expect(raw.hasSuffix("\r\n\r\nxxxxxxxxxx"))
 
-            let drip = try TestClient(port: server.port)
-            try drip.send("GET /fault/drip HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try drip.readResponse()?.text == String(repeating: "d", count: 100))
-            #expect(try drip.readResponse()?.text == "hello")
+            let drip = HTTPTestClient(port: server.port)
+            try await drip.send("GET /fault/drip HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await drip.readResponse()?.text == String(repeating: "d", count: 100))
+            #expect(try await drip.readResponse()?.text == "hello")
         }
     }
 
-    @Test func connectionLimits() throws {
+    @Test func connectionLimits() async throws {
         let configuration = testConfiguration {
             $0.limits.maxConnections = 2
             $0.limits.maxRequestsPerConnection = 2
         }
-        try withServer(configuration, responder: testRouter) { server in
-            let first = try TestClient(port: server.port)
-            let second = try TestClient(port: server.port)
-            try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try first.readResponse()?.headers["Connection"] == nil)
-            try second.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try second.readResponse()?.status == 200)
-            let third = try TestClient(port: server.port)
-            let refused = try #require(try third.readResponse())
+        try await withServer(configuration, responder: testRouter) { server in
+            let first = HTTPTestClient(port: server.port)
+            let second = HTTPTestClient(port: server.port)
+            try await first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await first.readResponse()?.headers["Connection"] == nil)
+            try await second.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await second.readResponse()?.status == 200)
+            let third = try await HTTPTestClient.connect(port: server.port)
+            let refused = try #require(try await third.readResponse())
             #expect(refused.status == 503)
             #expect(refused.text.contains("too_many_connections"))
-            try first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(try first.readResponse()?.headers["Connection"] == "close")
-            #expect(try first.isClosedByPeer())
+            try await first.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try await first.readResponse()?.headers["Connection"] == "close")
+            #expect(try await first.isClosedByPeer())
         }
     }
 
-    @Test func ipv6Loopback() throws {
+    @Test func ipv6Loopback() async throws {
         var configuration = HTTPServer.Configuration(host: "::1", port: 0)
         configuration.workerThreads = 1
-        let server = HTTPServer(configuration: configuration, responder: testRouter)
-        try server.start()
-        defer {
-            server.shutdown()
-            server.waitUntilStopped()
+        try await withServer(configuration, responder: testRouter) { server in
+            #expect(server.localAddress == "[::1]:\(server.port)")
+            let client = HTTPTestClient(host: "::1", port: server.port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: [::1]\r\n\r\n")
+            #expect(try await client.readResponse()?.text == "hello")
         }
-        #expect(server.localAddress == "[::1]:\(server.port)")
-        let client = try TestClient(port: server.port, host: "::1")
-        try client.send("GET /hello HTTP/1.1\r\nHost: [::1]\r\n\r\n")
-        #expect(try client.readResponse()?.text == "hello")
     }
 
-    @Test func portInUseIsReported() throws {
-        try withServer(responder: testRouter) { server in
+    @Test func portInUseIsReported() async throws {
+        try await withServer(responder: testRouter) { server in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port), responder: testRouter)
             #expect(throws: SystemError(function: "bind", errno: EADDRINUSE)) { try second.start() }
         }

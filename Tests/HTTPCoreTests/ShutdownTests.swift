@@ -1,5 +1,5 @@
-import Dispatch
 import HTTPCore
+import HTTPTesting
 import Synchronization
 import Testing
 
@@ -10,9 +10,9 @@ import Testing
 @Suite("Graceful shutdown")
 struct ShutdownTests {
     @Test(.timeLimit(.minutes(1)))
-    func sigtermDrainsInFlightRequestsAndRefusesNewConnections() throws {
+    func sigtermDrainsInFlightRequestsAndRefusesNewConnections() async throws {
         let promises = Mutex<[HTTPPromise]>([])
-        let handlerEntered = DispatchSemaphore(value: 0)
+        let handlerEntered = TestSignal()
         var router = Router()
         router.get("/slow") { _ in
             .deferred { promise in
@@ -25,40 +25,40 @@ struct ShutdownTests {
         configuration.workerThreads = 2
         let server = HTTPServer(configuration: configuration, responder: router)
         try server.start()
-        let signalled = DispatchSemaphore(value: 0)
+        let signalled = TestSignal()
         server.installSignalHandlers([SIGTERM], drainTimeout: .seconds(10)) { _ in signalled.signal() }
 
-        let idle = try TestClient(port: server.port)
-        try idle.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(try idle.readResponse()?.text == "fast")
+        let idle = HTTPTestClient(port: server.port)
+        try await idle.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try await idle.readResponse()?.text == "fast")
 
-        var inFlight: [TestClient] = []
+        var inFlight: [HTTPTestClient] = []
         for _ in 0..<5 {
-            let client = try TestClient(port: server.port)
-            try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+            let client = HTTPTestClient(port: server.port)
+            try await client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
             inFlight.append(client)
         }
-        for _ in 0..<5 { #expect(handlerEntered.wait(timeout: .now() + 5) == .success) }
+        try await handlerEntered.wait(for: 5)
 
         kill(getpid(), SIGTERM)
-        #expect(signalled.wait(timeout: .now() + 5) == .success)
+        try await signalled.wait()
 
-        #expect(throws: SystemError(function: "connect", errno: ECONNREFUSED)) {
-            _ = try TestClient(port: server.port)
+        await #expect(throws: SystemError(function: "connect", errno: ECONNREFUSED)) {
+            _ = try await HTTPTestClient.connect(port: server.port)
         }
         // The idle keep-alive connection is closed by the drain.
-        #expect(try idle.isClosedByPeer())
+        #expect(try await idle.isClosedByPeer())
         #expect(server.isRunning)
 
         for promise in promises.withLock({ $0 }) { promise.succeed(.text("done")) }
         for client in inFlight {
-            let response = try #require(try client.readResponse())
+            let response = try #require(try await client.readResponse())
             #expect(response.status == 200)
             #expect(response.text == "done")
             #expect(response.headers["Connection"] == "close")
-            #expect(try client.isClosedByPeer())
+            #expect(try await client.isClosedByPeer())
         }
-        #expect(server.waitUntilStopped(timeout: .seconds(5)))
+        await server.stoppedAsync()
         #expect(!server.isRunning)
         #expect(server.statistics.responsesSent == 6)
     }
@@ -67,7 +67,7 @@ struct ShutdownTests {
     func drainTimeoutClosesStuckConnections() async throws {
         // The handler keeps its promise without completing it: a stuck request.
         let stuck = Mutex<[HTTPPromise]>([])
-        let entered = DispatchSemaphore(value: 0)
+        let entered = TestSignal()
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in
             .deferred { promise in
                 stuck.withLock { $0.append(promise) }
@@ -75,12 +75,12 @@ struct ShutdownTests {
             }
         }
         try server.start()
-        let client = try TestClient(port: server.port)
-        try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(entered.wait(timeout: .now() + 5) == .success)
+        let client = HTTPTestClient(port: server.port)
+        try await client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        try await entered.wait()
         server.shutdown(drainTimeout: .milliseconds(200))
         await server.stoppedAsync()
-        #expect(try client.readResponse() == nil)
+        #expect(try await client.readResponse() == nil)
         stuck.withLock { $0.removeAll() }
     }
 }

@@ -4,21 +4,22 @@ import ContractVerifier
 import Dispatch
 import Foundation
 import HTTPCore
+import HTTPTesting
 import PageModel
 import ProductPageExample
 import Synchronization
 import Testing
 
-/// The example provider page against tiny upstream JSON servers on loopback: healthy, dead (closed port) and
-/// slow (answers after the timeout) reviews.
+/// The example provider page (and its "Add to cart" action) against tiny upstream JSON servers on loopback:
+/// healthy, dead (closed port) and slow (answers after the timeout) reviews.
 @Suite(.serialized) struct ProductPageTests {
     static let target = "/v1/pages/product-live?productID=p-2210"
 
     /// Starts the demo upstreams and flow-bff with the provider; `reviewsURL` overrides the reviews service.
     func withProductPage(
         reviewsDelay: DispatchTimeInterval? = nil, reviewsURL: String? = nil,
-        upstreamTimeout: Duration = .seconds(2),
-        _ body: (TestServer, OffPoolClient, SeenRequestIDs) async throws -> Void
+        upstreamTimeout: Duration = .seconds(2), pageTimeout: Duration = .seconds(30),
+        _ body: (TestServer, HTTPTestClient, SeenRequestIDs) async throws -> Void
     ) async throws {
         let seenRequestIDs = SeenRequestIDs()
         let upstreams = DemoUpstreams(reviewsDelay: reviewsDelay) { request in
@@ -31,13 +32,15 @@ import Testing
             ProductPageProvider(
                 catalogURL: upstreams.catalogURL, reviewsURL: reviewsURL ?? upstreams.reviewsURL,
                 upstreamTimeout: upstreamTimeout, metrics: application.providers.upstreamMetrics
-            ).register(on: application, timeout: .seconds(2))
-            try await body(server, OffPoolClient(port: server.port), seenRequestIDs)
+            ).register(on: application, timeout: pageTimeout)
+            CartActions(cartURL: upstreams.cartURL, metrics: application.providers.upstreamMetrics)
+                .register(on: application, timeout: pageTimeout)
+            try await body(server, HTTPTestClient(port: server.port), seenRequestIDs)
         }
     }
 
     /// Loads the page, paginates to the end, and returns the whole document and the first body.
-    func crawl(_ http: OffPoolClient, headers: [(String, String)] = []) async throws -> (
+    func crawl(_ http: HTTPTestClient, headers: [(String, String)] = []) async throws -> (
         PageModel, HTTPTestClient.Response
     ) {
         let first = try await http.get(Self.target, headers: headers)
@@ -91,16 +94,18 @@ import Testing
         }
     }
 
+    /// Reviews answer after 12 s, the upstream timeout is 2 s (the healthy catalog answers within it, also on a
+    /// loaded one-core machine) and the page deadline 30 s. An event check, not a stopwatch (the provider runs on the
+    /// concurrency pool, so a busy pool delays the whole page): the page comes back 200 with the reviews section
+    /// degraded by the upstream timeout. Had it waited for the slow answer, reviews would be there, undegraded.
     @Test func aSlowReviewsUpstreamDegradesWithinTheTimeout() async throws {
-        try await withProductPage(reviewsDelay: .seconds(3), upstreamTimeout: .milliseconds(600)) { _, http, _ in
-            let start = ContinuousClock.now
+        try await withProductPage(reviewsDelay: .seconds(12), upstreamTimeout: .seconds(2), pageTimeout: .seconds(30)) {
+            _, http, _ in
             let first = try await http.get(Self.target)
-            let elapsed = ContinuousClock.now - start
             #expect(first.status == 200)
-            #expect(elapsed < .milliseconds(2_000), "600 ms upstream timeout, no retry for reviews: \(elapsed)")
             let degradations = Degradation.list(inEnvelope: first.body)
             #expect(degradations.map(\.code) == ["upstream_fallback"])
-            #expect(degradations.first?.reason.contains("no answer within 0.6 s") == true)
+            #expect(degradations.first?.reason.contains("no answer within 2.0 s") == true)
         }
     }
 
@@ -126,7 +131,7 @@ import Testing
                 let configuration = VerifierConfiguration(
                     baseURL: URL(string: server.baseURL)!,
                     entryPages: [PageTarget(pageID: "product-live", parameters: ["productID": "p-2210"])],
-                    maximumChunks: 20, maximumPageLoads: 5, timeout: 10)
+                    maximumChunks: 20, maximumPageLoads: 5, timeout: 30)
                 let report = try await ContractVerifier(configuration: configuration).run()
                 #expect(report.passed, "\(report.summary)")
                 #expect(report.coverage.cursors >= 1)
@@ -149,23 +154,4 @@ import Testing
 /// Request ids the upstreams received.
 final class SeenRequestIDs: Sendable {
     let ids = Mutex<[String]>([])
-}
-
-/// Blocking loopback requests run on a Dispatch thread, so the test never blocks the cooperative pool the
-/// server's provider tasks run on (2 cores here: a blocked pool thread would starve them).
-struct OffPoolClient: Sendable {
-    let port: Int
-
-    func get(_ target: String, headers: [(String, String)] = []) async throws -> HTTPTestClient.Response {
-        let port = port
-        let fields = headers.map { [$0.0, $0.1] }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try HTTPTestClient(port: port).get(target, headers: fields.map { ($0[0], $0[1]) })
-                    })
-            }
-        }
-    }
 }

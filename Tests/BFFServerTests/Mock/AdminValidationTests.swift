@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     func journalCountsAreWholeNumbers(_ query: String) async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            let refused = try http.get("/__admin/journal?\(query)")
+            let refused = try await http.get("/__admin/journal?\(query)")
             #expect(refused.status == 400, "\(query): \(refused.text)")
             #expect(refused.header("Content-Type") == "application/problem+json")
             #expect(try json(refused)["code"] == "invalid_query")
@@ -24,15 +25,16 @@ import Testing
     @Test func journalCountsInRangeAreAnswered() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            let statuses = try (0..<3).map { _ in try http.get("/healthz").status }
+            var statuses: [Int] = []
+            for _ in 0..<3 { statuses.append(try await http.get("/healthz").status) }
             #expect(statuses == [200, 200, 200])
-            func count(_ query: String) throws -> Int? {
-                try json(try http.get("/__admin/journal?\(query)"))["entries"]?.arrayValue?.count
+            func count(_ query: String) async throws -> Int? {
+                try json(try await http.get("/__admin/journal?\(query)"))["entries"]?.arrayValue?.count
             }
-            #expect(try count("limit=0") == 0)
-            #expect(try count("limit=2") == 2)
-            #expect(try count("after=2&limit=007") == 1)
-            #expect(try count("limit=999999999999999999") == 3)
+            #expect(try await count("limit=0") == 0)
+            #expect(try await count("limit=2") == 2)
+            #expect(try await count("after=2&limit=007") == 1)
+            #expect(try await count("limit=999999999999999999") == 3)
         }
     }
 
@@ -43,24 +45,24 @@ import Testing
     func sessionBodiesOfTheWrongShapeAreRefused(_ body: String) async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            let refused = try http.request(
+            let refused = try await http.request(
                 "PUT", "/__admin/sessions/s1", headers: [("Content-Type", "application/json")], body: Array(body.utf8))
             #expect(refused.status == 400, "\(body): \(refused.text)")
             #expect(try json(refused)["code"] == "invalid_request")
-            #expect(try http.get("/__admin/sessions/s1").status == 404, "nothing was created")
+            #expect(try await http.get("/__admin/sessions/s1").status == 404, "nothing was created")
         }
     }
 
     @Test func sessionIDsAndPageKeysAreChecked() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            #expect(try http.request("PUT", "/__admin/sessions/s1", body: Array("{}".utf8)).status == 200)
+            #expect(try await http.request("PUT", "/__admin/sessions/s1", body: Array("{}".utf8)).status == 200)
             for method in ["GET", "PUT", "DELETE"] {
-                let malformed = try http.request(method, "/__admin/sessions/%C2%84", body: Array("{}".utf8))
+                let malformed = try await http.request(method, "/__admin/sessions/%C2%84", body: Array("{}".utf8))
                 #expect(malformed.status == 400, "\(method)")
                 #expect(try json(malformed)["code"] == "invalid_session")
             }
-            let unknownPage = try http.request(
+            let unknownPage = try await http.request(
                 "PUT", "/__admin/sessions/s1", body: Array(#"{"scenarios": {"nope": "empty"}}"#.utf8))
             #expect(unknownPage.status == 404)
             #expect(try json(unknownPage)["code"] == "page_not_found")
@@ -70,28 +72,28 @@ import Testing
     @Test func aMalformedSessionIsRefusedOnEveryPageRoute() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            let feed = try PageDecoder().decodePage(try http.get("/v1/pages/feed").body).value
+            let feed = try PageDecoder().decodePage(try await http.get("/v1/pages/feed").body).value
             let postback = try #require(feed.pagination?.postback)
             let session = [("X-Flow-Session", "bad session")]
             for response in [
-                try http.get("/v1/pages/feed", headers: session),
-                try http.get("/v1/pages/feed/next?postback=\(postback)", headers: session),
-                try http.post("/v1/pages/feed/next", json: #"{"postback": "\#(postback)"}"#, headers: session),
+                try await http.get("/v1/pages/feed", headers: session),
+                try await http.get("/v1/pages/feed/next?postback=\(postback)", headers: session),
+                try await http.post("/v1/pages/feed/next", json: #"{"postback": "\#(postback)"}"#, headers: session),
             ] {
                 #expect(response.status == 400)
                 #expect(try json(response)["code"] == "invalid_session")
             }
-            #expect(try http.get("/v1/pages/feed/next?postback=\(postback)").status == 200)
+            #expect(try await http.get("/v1/pages/feed/next?postback=\(postback)").status == 200)
         }
     }
 
     @Test func anEmptyMockHeaderIsAnInvalidSpecification() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            let empty = try http.get("/v1/pages/home", headers: [("X-Flow-Mock", "")])
+            let empty = try await http.get("/v1/pages/home", headers: [("X-Flow-Mock", "")])
             #expect(empty.status == 400)
             #expect(try json(empty)["code"] == "invalid_mock_header")
-            #expect(try http.get("/v1/pages/home", headers: [("X-Flow-Mock", "none")]).status == 200)
+            #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Mock", "none")]).status == 200)
         }
     }
 }

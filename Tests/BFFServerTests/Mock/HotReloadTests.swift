@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Synchronization
 import Testing
@@ -16,12 +17,12 @@ import Testing
     }
 
     /// Reads `/v1/pages/live` until stopped (at most 100 000 times): each answer must be a whole page version.
-    static func load(port: Int, into result: LoadResult) {
+    static func load(port: Int, into result: LoadResult) async {
         let http = HTTPTestClient(port: port)
         for _ in 0..<100_000 where !result.stop.load(ordering: .relaxed) {
             result.requests.add(1, ordering: .relaxed)
             do {
-                let response = try http.get("/v1/pages/live")
+                let response = try await http.get("/v1/pages/live")
                 guard response.status == 200 else {
                     result.failures.withLock { $0.append("status \(response.status): \(response.text)") }
                     continue
@@ -41,12 +42,14 @@ import Testing
 
     static func version(_ title: String) -> Data { Data(listPage("live", sections: 3, pageSize: 0, text: title).utf8) }
 
-    /// Polls `condition` every 20 ms for up to 10 s (file watching has no event to wait on from outside).
-    static func eventually(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try condition() { return }
-            Thread.sleep(forTimeInterval: 0.02)
+    /// Polls `condition` every 20 ms for up to 10 s. File watching has no event a test can subscribe to from
+    /// outside the server, so this is the one bounded poll in the suite (docs/testing.md); it suspends between
+    /// polls and never blocks a thread.
+    static func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("timed out waiting for \(what)")
     }
@@ -61,13 +64,14 @@ import Testing
         }
         try await withTestServer(pages: pages, configuration: configuration) { server in
             let http = HTTPTestClient(port: server.port)
-            func title() throws -> String? { try PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title }
-            func status() throws -> JSONValue { try json(http.get("/__admin/status")) }
-            #expect(try status()["reload"]?["watch"] == "inotify+poll")
+            func title() async throws -> String? {
+                try await PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title
+            }
+            func status() async throws -> JSONValue { try await json(http.get("/__admin/status")) }
+            #expect(try await status()["reload"]?["watch"] == "inotify+poll")
             let result = LoadResult()
             let port = server.port
-            let loader = Thread { Self.load(port: port, into: result) }
-            loader.start()
+            let loader = Task { await Self.load(port: port, into: result) }
             defer { result.stop.store(true, ordering: .relaxed) }
 
             // 1. In place, in two writes (a reader can see the half-written file).
@@ -77,45 +81,45 @@ import Testing
             handle.write(v1.prefix(40))
             handle.write(v1.dropFirst(40))
             try handle.close()
-            try Self.eventually("v1") { try title() == "v1" }
+            try await Self.eventually("v1") { try await title() == "v1" }
 
             // 2. An editor's atomic save: write a temporary file, rename it over the page.
             try Self.version("v2").write(to: URL(fileURLWithPath: pages + "/.live.json.swp"))
             #expect(rename(pages + "/.live.json.swp", file) == 0)
-            try Self.eventually("v2") { try title() == "v2" }
+            try await Self.eventually("v2") { try await title() == "v2" }
 
             // 3. Delete and recreate (another kind of save).
             try FileManager.default.removeItem(atPath: file)
             try Self.version("v3").write(to: URL(fileURLWithPath: file))
-            try Self.eventually("v3") { try title() == "v3" }
+            try await Self.eventually("v3") { try await title() == "v3" }
 
             // 4. A broken edit: reported, and the last good version stays.
-            let reloads = try status()["reload"]?["count"]?.intValue ?? 0
+            let reloads = try await status()["reload"]?["count"]?.intValue ?? 0
             try Data(#"{"schemaVersion": 1, "kind": "page", "page": {"id": "live", "sections": [}"#.utf8).write(
                 to: URL(fileURLWithPath: file))
-            try Self.eventually("the broken edit in the status") {
-                let reload = try status()["reload"]
+            try await Self.eventually("the broken edit in the status") {
+                let reload = try await status()["reload"]
                 return (reload?["count"]?.intValue ?? 0) > reloads && reload?["errors"] != 0
             }
-            let reload = try #require(try status()["reload"])
+            let reload = try #require(try await status()["reload"])
             #expect(reload["keptLastGood"] == ["live.json"])
             let diagnostic = try #require(reload["diagnostics"]?.arrayValue?.first { $0["file"] == "live.json" })
             #expect(diagnostic["code"] == "invalid_json")
             #expect(diagnostic["path"] != nil)
             #expect(diagnostic["message"]?.stringValue?.isEmpty == false)
-            #expect(try title() == "v3")
+            #expect(try await title() == "v3")
 
             // 5. Fixing the file brings it back.
             try Self.version("v4").write(to: URL(fileURLWithPath: file))
-            try Self.eventually("v4") { try title() == "v4" }
-            #expect(try status()["reload"]?["errors"] == 0)
+            try await Self.eventually("v4") { try await title() == "v4" }
+            #expect(try await status()["reload"]?["errors"] == 0)
 
             // 6. Deleting another page removes it; the page under load is untouched.
             try FileManager.default.removeItem(atPath: pages + "/empty.json")
-            try Self.eventually("empty.json gone") { try http.get("/v1/pages/empty").status == 404 }
+            try await Self.eventually("empty.json gone") { try await http.get("/v1/pages/empty").status == 404 }
 
             result.stop.store(true, ordering: .relaxed)
-            try Self.eventually("the load to stop") { loader.isFinished }
+            await loader.value
             let failures = result.failures.withLock { $0 }
             #expect(failures.isEmpty, "\(failures.prefix(3))")
             #expect(result.requests.load(ordering: .relaxed) > 20)
@@ -132,10 +136,12 @@ import Testing
         }
         try await withTestServer(pages: pages, configuration: configuration) { server in
             let http = HTTPTestClient(port: server.port)
-            func title() throws -> String? { try PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title }
-            #expect(try json(http.get("/__admin/status"))["reload"]?["watch"] == "poll")
+            func title() async throws -> String? {
+                try await PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title
+            }
+            #expect(try await json(http.get("/__admin/status"))["reload"]?["watch"] == "poll")
             try Self.version("p1").write(to: URL(fileURLWithPath: pages + "/live.json"))
-            try Self.eventually("p1") { try title() == "p1" }
+            try await Self.eventually("p1") { try await title() == "p1" }
         }
         let unwatched = try copyOfBundledPages(adding: [
             "live.json": String(decoding: Self.version("v0"), as: UTF8.self)
@@ -143,9 +149,9 @@ import Testing
         try await withTestServer(pages: unwatched, configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
             try Self.version("m1").write(to: URL(fileURLWithPath: unwatched + "/live.json"))
-            let reloaded = try json(http.request("POST", "/__admin/reload"))
+            let reloaded = try await json(http.request("POST", "/__admin/reload"))
             #expect(reloaded["reload"]?["count"] == 1)
-            #expect(try PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title == "m1")
+            #expect(try await PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title == "m1")
         }
     }
 }

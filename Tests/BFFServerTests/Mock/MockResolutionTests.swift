@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -18,12 +19,12 @@ import Testing
             let configuration = mockEnabled ? mockConfiguration() : BFFConfiguration()
             try await withTestServer(configuration: configuration) { server in
                 let http = HTTPTestClient(port: server.port)
-                let german = try http.get("/v1/pages/checkout", headers: [("Accept-Language", "de")])
+                let german = try await http.get("/v1/pages/checkout", headers: [("Accept-Language", "de")])
                 #expect(try page(german).title == "Kasse", "mock \(mockEnabled)")
                 #expect(german.header("Content-Language") == "de")
-                let french = try http.get("/v1/pages/checkout", headers: [("Accept-Language", "fr")])
+                let french = try await http.get("/v1/pages/checkout", headers: [("Accept-Language", "fr")])
                 #expect(try page(french).title == "Checkout", "fr falls back to the default locale")
-                let cart = try http.get("/v1/pages/cart", headers: [("X-Flow-Client", Self.legacy)])
+                let cart = try await http.get("/v1/pages/cart", headers: [("X-Flow-Client", Self.legacy)])
                 let envelope = try PageDecoder().parse(cart.body)
                 #expect((envelope["degradations"]?.arrayValue?.count ?? 0) > 0, "mock \(mockEnabled)")
                 let types = Set(try page(cart).sections.flatMap { $0.widgets.map(\.type) })
@@ -36,11 +37,11 @@ import Testing
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
             let session = ("X-Flow-Session", "resolved-session")
-            let removed = try http.post(
+            let removed = try await http.post(
                 "/v1/actions/cart.remove.p-1042",
                 json: #"{"pageID": "cart", "widgetID": "remove.p-1042", "event": "tap"}"#, headers: [session])
             #expect(removed.status == 200)
-            let cart = try http.get("/v1/pages/cart", headers: [session, ("X-Flow-Client", Self.legacy)])
+            let cart = try await http.get("/v1/pages/cart", headers: [session, ("X-Flow-Client", Self.legacy)])
             let document = try page(cart)
             let ids = document.sections.flatMap { $0.widgets.map(\.id) }
             #expect(!ids.contains("line.p-1042"), "the session's copy")

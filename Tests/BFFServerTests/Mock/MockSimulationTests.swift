@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 @Suite struct MockSimulationTests {
     @Test func resetIsAConnectionResetForBothClients() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
-            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: reset"]))
+            let raw = await rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: reset"]))
             #expect(raw.bytes.isEmpty)
             #expect(raw.error == ECONNRESET)
             let viaURLSession = await fetch(server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "fault=reset"])
@@ -25,7 +26,7 @@ import Testing
 
     @Test func emptyClosesWithoutAResponse() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
-            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: empty"]))
+            let raw = await rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: empty"]))
             #expect(raw.bytes.isEmpty)
             #expect(raw.error == nil, "an orderly close, not a reset")
             let viaURLSession = await fetch(server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "empty"])
@@ -35,7 +36,7 @@ import Testing
 
     @Test func truncateAnnouncesTheFullLengthAndSendsLess() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
-            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: truncate=100B"]))
+            let raw = await rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: truncate=100B"]))
             let text = raw.text
             let headEnd = try #require(text.range(of: "\r\n\r\n"))
             let head = text[..<headEnd.lowerBound].lowercased()
@@ -53,8 +54,8 @@ import Testing
 
     @Test func dripSpreadsTheResponseOverTime() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
-            let plain = try rawExchange(port: server.port, closingGET("/v1/pages/home"))
-            let raw = try rawExchange(
+            let plain = await rawExchange(port: server.port, closingGET("/v1/pages/home"))
+            let raw = await rawExchange(
                 port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: drip=512B/40ms"]))
             let chunks = (raw.bytes.count + 511) / 512
             #expect(chunks >= 4)
@@ -82,30 +83,47 @@ import Testing
             #expect(tooMany.statusCode == 429)
             #expect(tooMany.value(forHTTPHeaderField: "Retry-After") == "5")
             #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"simulated_fault\""))
-            let raw = try rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: status=503"]))
+            let raw = await rawExchange(port: server.port, closingGET("/v1/pages/home", ["X-Flow-Mock: status=503"]))
             #expect(raw.text.hasPrefix("HTTP/1.1 503 "))
-            let bad = try HTTPTestClient(port: server.port).get(
+            let bad = try await HTTPTestClient(port: server.port).get(
                 "/v1/pages/home", headers: [("X-Flow-Mock", "latency=soon")])
             #expect(bad.status == 400)
             #expect(bad.text.contains("invalid_mock_header"))
         }
     }
 
+    /// With one worker thread, 20 plain requests are answered while a 3 s simulated latency is pending: a blocking
+    /// delay would hold them up behind it. The whole exchange runs in one job on a client thread (off the
+    /// concurrency pool, so a busy pool cannot distort it): send the slow request, time the 20 fast ones, then read
+    /// the slow answer. 20 loopback requests take far less than half the latency even on a loaded one-core machine.
     @Test func latencyIsAppliedWithoutBlockingOtherRequests() async throws {
         var configuration = mockConfiguration()
         configuration.server.workers = 1
+        let latency = 3.0
         try await withTestServer(configuration: configuration) { server in
-            let started = Date()
-            async let slow = fetch(server.baseURL + "/v1/pages/home", headers: ["X-Flow-Mock": "latency=400ms"])
-            // With one worker thread, a blocking delay would hold these up too.
-            let http = HTTPTestClient(port: server.port)
-            for _ in 0..<20 { #expect(try http.get("/healthz").status == 200) }
-            let fastDone = Date().timeIntervalSince(started)
-            let (_, response) = try await slow.get()
-            #expect(response.statusCode == 200)
-            #expect(response.value(forHTTPHeaderField: "X-Flow-Mock-Applied") == "latency=400ms")
-            #expect(Date().timeIntervalSince(started) >= 0.4)
-            #expect(fastDone < 0.4, "other requests were not held up (\(fastDone) s)")
+            let thread = BlockingThread(name: "latency")
+            defer { thread.finish() }
+            let clients = [
+                HTTPTestClient(port: server.port, thread: thread), HTTPTestClient(port: server.port, thread: thread),
+            ]
+            let (slow, fastStatuses, fastTook, slowTook) = try await HTTPTestClient.batch(clients, on: thread) {
+                connections in
+                let started = ContinuousClock.now
+                try connections[0].send(closingGET("/v1/pages/home", ["X-Flow-Mock: latency=\(Int(latency * 1000))ms"]))
+                var statuses: [Int] = []
+                for _ in 0..<20 {
+                    try connections[1].send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+                    statuses.append(try connections[1].readResponse()?.status ?? 0)
+                }
+                let fastTook = ContinuousClock.now - started
+                let slow = try connections[0].readResponse()
+                return (slow, statuses, fastTook, ContinuousClock.now - started)
+            }
+            #expect(fastStatuses == Array(repeating: 200, count: 20))
+            #expect(fastTook < .seconds(latency / 2), "the fast requests waited for the slow one: \(fastTook)")
+            #expect(slow?.status == 200)
+            #expect(slow?.header("X-Flow-Mock-Applied") == "latency=\(Int(latency * 1000))ms")
+            #expect(slowTook >= .seconds(latency))
         }
     }
 
@@ -114,10 +132,12 @@ import Testing
         func sequence(seed: UInt64) async throws -> [String] {
             try await withTestServer(configuration: mockConfiguration { $0.seed = seed }) { server in
                 let http = HTTPTestClient(port: server.port)
-                return try (0..<12).map { _ in
-                    try http.get("/v1/pages/home", headers: [("X-Flow-Mock", spec)]).header("X-Flow-Mock-Applied")
-                        ?? ""
+                var applied: [String] = []
+                for _ in 0..<12 {
+                    let response = try await http.get("/v1/pages/home", headers: [("X-Flow-Mock", spec)])
+                    applied.append(response.header("X-Flow-Mock-Applied") ?? "")
                 }
+                return applied
             }
         }
         let first = try await sequence(seed: 9)
@@ -135,22 +155,22 @@ import Testing
         let configured = try FaultRule(pattern: "GET /v1/pages/feed", spec: FaultSpec.parse("status=503"))
         try await withTestServer(configuration: mockConfiguration { $0.faults = [configured] }) { server in
             let http = HTTPTestClient(port: server.port)
-            #expect(try http.get("/v1/pages/feed").status == 503)
-            #expect(try http.get("/v1/pages/home").status == 200)
-            #expect(try http.get("/v1/pages/feed", headers: [("X-Flow-Mock", "none")]).status == 200)
-            let put = try http.request(
+            #expect(try await http.get("/v1/pages/feed").status == 503)
+            #expect(try await http.get("/v1/pages/home").status == 200)
+            #expect(try await http.get("/v1/pages/feed", headers: [("X-Flow-Mock", "none")]).status == 200)
+            let put = try await http.request(
                 "PUT", "/__admin/faults", headers: [("Content-Type", "application/json")],
                 body: Array(#"{"/v1/pages/h*": "status=500", "/v1/pages/feed": "latency=1ms"}"#.utf8))
             #expect(put.status == 200)
             #expect(try json(put)["runtime"]?["/v1/pages/h*"] == "status=500")
-            #expect(try http.get("/v1/pages/home").status == 500)
-            #expect(try http.get("/v1/pages/feed").status == 200, "runtime rules come before configured ones")
-            let invalid = try http.request(
+            #expect(try await http.get("/v1/pages/home").status == 500)
+            #expect(try await http.get("/v1/pages/feed").status == 200, "runtime rules come before configured ones")
+            let invalid = try await http.request(
                 "PUT", "/__admin/faults", body: Array(#"{"/v1/pages/*": "status=200"}"#.utf8))
             #expect(invalid.status == 400)
-            #expect(try http.request("DELETE", "/__admin/faults").status == 200)
-            #expect(try http.get("/v1/pages/home").status == 200)
-            #expect(try http.get("/v1/pages/feed").status == 503)
+            #expect(try await http.request("DELETE", "/__admin/faults").status == 200)
+            #expect(try await http.get("/v1/pages/home").status == 200)
+            #expect(try await http.get("/v1/pages/feed").status == 503)
         }
     }
 
@@ -159,12 +179,12 @@ import Testing
         configuration.logging.accessLog = false
         try await withTestServer(configuration: configuration) { server in
             let http = HTTPTestClient(port: server.port)
-            let page = try http.get(
+            let page = try await http.get(
                 "/v1/pages/home", headers: [("X-Flow-Mock", "status=503"), ("X-Flow-Scenario", "empty")])
             #expect(page.status == 200)
             #expect(page.header("X-Flow-Mock-Applied") == nil)
-            #expect(try http.get("/__admin/status").status == 404)
-            #expect(try http.request("POST", "/__admin/echo").status == 404)
+            #expect(try await http.get("/__admin/status").status == 404)
+            #expect(try await http.request("POST", "/__admin/echo").status == 404)
         }
     }
 }

@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPTesting
 import PageModel
 
 #if canImport(Glibc)
@@ -53,55 +54,9 @@ func listPage(_ id: String, sections count: Int, pageSize: Int = 2, text: String
         #"{"schemaVersion": 1, "kind": "page", "page": {"id": "\#(id)", "title": "\#(text)", "sections": [\#(sections.joined(separator: ", "))]}, "server": {"pageSize": \#(pageSize)\#(actions)}}"#
 }
 
-struct RawExchangeError: Error {
-    var errno: Int32
-}
-
-/// What a raw socket saw: every byte until EOF or an error, and the errno of that error.
-struct RawExchange {
-    var bytes: [UInt8]
-    var error: Int32?
-    /// Seconds from sending the request to the first and the last byte.
-    var firstByte: Double?
-    var lastByte: Double?
-    var reads = 0
-    var text: String { String(decoding: bytes, as: UTF8.self) }
-}
-
-/// Sends `request` on a fresh connection and reads until the server closes it (or 5 s pass).
-func rawExchange(port: Int, _ request: String) throws -> RawExchange {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-    }
-    guard connected == 0 else { throw RawExchangeError(errno: errno) }
-    let bytes = Array(request.utf8)
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    let start = DispatchTime.now().uptimeNanoseconds
-    func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
-    var exchange = RawExchange(bytes: [])
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count < 0 {
-            exchange.error = errno
-            return exchange
-        }
-        if count == 0 { return exchange }
-        exchange.reads += 1
-        if exchange.firstByte == nil { exchange.firstByte = elapsed() }
-        exchange.lastByte = elapsed()
-        exchange.bytes += chunk[0..<count]
-    }
+/// Sends `request` on a fresh connection and reads until the server closes it (each read bounded by 5 s).
+func rawExchange(port: Int, _ request: String) async -> RawExchange {
+    await HTTPTestClient(port: port, timeoutSeconds: 5).exchange(raw: Array(request.utf8))
 }
 
 /// A GET with `Connection: close` and extra header lines.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,12 +9,15 @@ import Synchronization
 
 /// A test-only HTTP/1.1 responder on `127.0.0.1`, port 0: canned responses per path, one request per
 /// connection (`Connection: close`), and a log of what it received. Small on purpose: the project's real
-/// server (HTTPCore) is tested elsewhere; this only gives the loader a real socket to talk to.
+/// server (HTTPCore) is tested elsewhere; this only gives the loader a real socket to talk to. Its blocking
+/// `accept`/`recv` and the hang route's wait run on threads of its own, never on the Swift concurrency pool, and
+/// nothing a test calls on it blocks.
 final class LoopbackResponder: Sendable {
     /// What a path answers.
     enum Route: Sendable {
         case respond(status: Int, headers: [String: String], body: [UInt8])
-        /// Reads the request and never answers, until ``stop()`` (bounded at 10 s).
+        /// Reads the request and never answers; waits (bounded at 10 s, or until ``stop()``) for the client to give
+        /// up and close, and records after how long in ``clientGaveUpAfter`` (measured on the responder's thread).
         case hang
     }
 
@@ -30,11 +34,14 @@ final class LoopbackResponder: Sendable {
     private let routes: [String: Route]
     private let received = Mutex<[Received]>([])
     private let stopping = Mutex(false)
-    private let hangRelease = DispatchSemaphore(value: 0)
-    private let acceptDone = DispatchSemaphore(value: 0)
+    private let gaveUp = Mutex<[Duration]>([])
+    /// Signalled each time a client closes a hanging connection.
+    let clientGaveUp = TestSignal()
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var requests: [Received] { received.withLock { $0 } }
+    /// For each hanging request whose client closed the connection: seconds from the request to the close.
+    var clientGaveUpAfter: [Duration] { gaveUp.withLock { $0 } }
 
     /// Binds and starts accepting. `routes` is keyed by path without the query.
     init(routes: [String: Route]) throws {
@@ -63,7 +70,8 @@ final class LoopbackResponder: Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    /// Stops accepting, releases hanging connections and waits (bounded) for the accept thread.
+    /// Stops accepting and releases hanging connections without waiting: the accept thread wakes from the shut-down
+    /// listener and closes it itself, so its descriptor cannot be reused under a running `accept`.
     func stop() {
         let already = stopping.withLock { stopping in
             defer { stopping = true }
@@ -71,13 +79,10 @@ final class LoopbackResponder: Sendable {
         }
         guard !already else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        for _ in 0..<16 { hangRelease.signal() }
-        _ = acceptDone.wait(timeout: .now() + 5)
-        close(listener)
     }
 
     private func acceptLoop() {
-        defer { acceptDone.signal() }
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -101,11 +106,27 @@ final class LoopbackResponder: Sendable {
         let path = String(request.target.prefix { $0 != "?" })
         switch routes[path] {
         case .hang:
-            _ = hangRelease.wait(timeout: .now() + 10)
+            waitForClientToGiveUp(connection, since: .now)
         case .respond(let status, let headers, let body):
             write(connection, status: status, headers: headers, body: body)
         case nil:
             write(connection, status: 404, headers: ["Content-Type": "text/plain"], body: Array("no route".utf8))
+        }
+    }
+
+    private func waitForClientToGiveUp(_ connection: Int32, since start: ContinuousClock.Instant) {
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        while ContinuousClock.now - start < .seconds(10), !stopping.withLock({ $0 }) {
+            let count = recv(connection, &byte, 1, 0)
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            if count <= 0 {
+                let after = ContinuousClock.now - start
+                gaveUp.withLock { $0.append(after) }
+                clientGaveUp.signal()
+            }
+            return
         }
     }
 
@@ -161,8 +182,15 @@ final class LoopbackResponder: Sendable {
         shutdown(connection, Int32(SHUT_WR))
     }
 
-    /// Compresses `bytes` with `/usr/bin/gzip`, for the gzip route.
-    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    /// Compresses `bytes` with `/usr/bin/gzip` (a compressor independent of the project's zlib code), for the gzip
+    /// route. The process runs and is waited for on a thread of its own.
+    static func gzip(_ bytes: [UInt8]) async throws -> [UInt8] {
+        try await ProcessLaunchGate.shared.launching {
+            try await BlockingThread.run("gzip") { try gzipBlocking(bytes) }
+        }
+    }
+
+    private static func gzipBlocking(_ bytes: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
         process.arguments = ["-c", "-n"]
@@ -173,7 +201,7 @@ final class LoopbackResponder: Sendable {
         try process.run()
         input.fileHandleForWriting.write(Data(bytes))
         try input.fileHandleForWriting.close()
-        let compressed = output.fileHandleForReading.readDataToEndOfFile()
+        let compressed = readToEOF(output.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw ResponderError("gzip", process.terminationStatus) }
         return Array(compressed)
@@ -183,4 +211,17 @@ final class LoopbackResponder: Sendable {
 struct ResponderError: Error, CustomStringConvertible {
     var description: String
     init(_ what: String, _ code: Int32) { description = "\(what) failed: \(code)" }
+}
+
+/// Reads `fd` to EOF, retrying `EINTR` (Foundation's `readDataToEndOfFile` traps on it, and other tests in this
+/// process install signal handlers).
+func readToEOF(_ fd: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { return bytes }
+        bytes += chunk[0..<count]
+    }
 }

@@ -1,0 +1,30 @@
+import HTTPCore
+
+/// A loopback, port 0, two-thread configuration adjusted by `configure`. Keep-alive connections stay open for
+/// 2 minutes unless a test sets `timeouts.idle`: between two requests a test awaits the concurrency pool, which a
+/// loaded one-core machine can keep busy for longer than the 30 s default.
+func testConfiguration(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
+    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+    configuration.workerThreads = 2
+    configuration.timeouts.idle = .seconds(120)
+    configure(&configuration)
+    return configuration
+}
+
+/// Starts a server, runs `body`, then shuts it down and awaits (without blocking) its stop.
+func withServer(
+    _ configuration: HTTPServer.Configuration = testConfiguration(), logger: any HTTPLogSink = HTTPNoopLogSink(),
+    responder: some HTTPResponder, _ body: (HTTPServer) async throws -> Void
+) async throws {
+    let server = HTTPServer(configuration: configuration, logger: logger, responder: responder)
+    try server.start()
+    do {
+        try await body(server)
+    } catch {
+        server.shutdown(drainTimeout: .seconds(2))
+        await server.stoppedAsync()
+        throw error
+    }
+    server.shutdown(drainTimeout: .seconds(2))
+    await server.stoppedAsync()
+}
