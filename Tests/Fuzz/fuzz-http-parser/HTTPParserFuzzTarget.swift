@@ -8,7 +8,9 @@ import HTTPCore
 /// Properties checked on every input, besides "never traps, never overflows":
 /// - fed in pieces, the parser produces the same requests as fed all at once, and fails if and only if it does;
 /// - every request respects the limits (body size, header count);
-/// - each `next()` call makes progress: the number of events is bounded by the number of bytes.
+/// - each `next()` call makes progress: the number of events is bounded by the number of bytes;
+/// - what HTTPCore reads from a parsed request (query items, `Accept-Encoding`, `If-None-Match`) never traps, and
+///   looking up one query item agrees with listing them all.
 enum HTTPParserFuzzTarget {
     static let smallLimits: HTTPParser.Limits = {
         var limits = HTTPParser.Limits()
@@ -75,10 +77,30 @@ enum HTTPParserFuzzTarget {
                     fuzzCheck(request.body.count <= limits.maxBodySize, "body of \(request.body.count) bytes")
                     fuzzCheck(request.headers.count <= limits.maxHeaderCount, "\(request.headers.count) fields")
                     outcome.requests.append(describe(request))
+                    interpret(request)
                 }
             }
         }
         return outcome
+    }
+
+    /// What HTTPCore reads from a request before any application sees it: query items, content negotiation and
+    /// conditional requests. `queryItem(_:)` (one item, decoded lazily) must agree with `queryItems` (all of them).
+    static func interpret(_ request: HTTPRequest) {
+        let items = request.queryItems
+        for (index, item) in items.enumerated().prefix(8)
+        where !items[..<index].contains(where: { $0.name == item.name }) {
+            let single = request.queryItem(item.name)
+            fuzzCheck(
+                single == item.value,
+                "queryItem(\"\(item.name)\") is \(String(describing: single)), not \"\(item.value)\"")
+        }
+        _ = AcceptEncoding.prefersGzip(request.headers["Accept-Encoding"])
+        if let ifNoneMatch = request.headers["If-None-Match"] {
+            _ = ETagMatcher.matches(ifNoneMatch, "\"5f3a-1c\"")
+            _ = ETagMatcher.matches(ifNoneMatch, "W/\"5f3a-1c\"")
+        }
+        _ = request.headers.containsToken("close", in: "Connection")
     }
 
     static func describe(_ request: HTTPRequest) -> String {
