@@ -82,5 +82,17 @@ let package = Package(
                 "PageModel", "PageStore", "BFFServer", "BFFTesting", "HTTPCore", "HTTPTesting", "ContractVerifier",
             ],
             exclude: ["BrokenServers", "CapabilityServers"], swiftSettings: strict),
+
+        // libFuzzer targets (docs/fuzzing.md): `scripts/fuzz` builds them into .build/fuzz with libFuzzer and
+        // AddressSanitizer; in a normal build each one replays the saved inputs given as arguments.
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/FuzzSupport", swiftSettings: strict),
+        fuzzTarget("http-parser"), fuzzTarget("cursor"), fuzzTarget("page-decoder"), fuzzTarget("config-headers"),
     ]
 )
+
+/// The executable of one fuzz target, `Tests/Fuzz/fuzz-<name>`.
+func fuzzTarget(_ name: String) -> Target {
+    .executableTarget(
+        name: "fuzz-\(name)", dependencies: ["FuzzSupport", "HTTPCore", "PageModel", "BFFServer", "CCrypto"],
+        path: "Tests/Fuzz/fuzz-\(name)", swiftSettings: strict)
+}

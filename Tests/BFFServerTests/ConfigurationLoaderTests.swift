@@ -16,6 +16,19 @@ import Testing
         #expect(configuration.server.port == 8080)
     }
 
+    @Test func contentsInMemoryMeanWhatTheSameFileMeans() throws {
+        let text = #"{"server": {"port": 9000}, "mock": {"enabled": true, "faults": {"/v1/*": "latency=5ms"}}}"#
+        let fromFile = try ConfigurationLoader().load(files: [try temporaryFile(text)], environment: [:])
+        let fromContents = try ConfigurationLoader().load(contents: Array(text.utf8))
+        #expect(fromContents == fromFile)
+        #expect(fromContents.server.port == 9000)
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader().load(contents: Array(#"{"server": {"prot": 1}}"#.utf8), source: "inline")
+        }
+        #expect(error?.code == "unknown_key")
+        #expect(error?.source == "inline")
+    }
+
     @Test func filesThenEnvironmentThenFlags() throws {
         let file = try temporaryFile(#"{"server": {"port": 9000, "host": "::1"}, "pages": {"defaultPageSize": 5}}"#)
         let configuration = try ConfigurationLoader().load(

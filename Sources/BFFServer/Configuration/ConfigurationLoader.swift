@@ -39,13 +39,29 @@ public struct ConfigurationLoader: Sendable {
         return configuration
     }
 
+    /// The configuration one file's contents give over the defaults, without reading the file system or the
+    /// environment: what ``load(files:environment:flags:)`` applies per file. `scripts/fuzz` drives it with
+    /// arbitrary bytes (docs/fuzzing.md).
+    /// - Parameters:
+    ///   - contents: the bytes of a JSON configuration file.
+    ///   - source: the name errors report as their source. Default `"(memory)"`.
+    public func load(contents: [UInt8], source: String = "(memory)") throws(ConfigurationError) -> BFFConfiguration {
+        var configuration = BFFConfiguration()
+        try apply(contents: contents, file: source, to: &configuration)
+        return configuration
+    }
+
     func apply(file: String, to configuration: inout BFFConfiguration) throws(ConfigurationError) {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ConfigurationError(code: "missing_file", key: "", message: "cannot read the file", source: file)
         }
+        try apply(contents: Array(data), file: file, to: &configuration)
+    }
+
+    func apply(contents: [UInt8], file: String, to configuration: inout BFFConfiguration) throws(ConfigurationError) {
         let json: JSONValue
         do {
-            json = try JSONParser().parse(Array(data))
+            json = try JSONParser().parse(contents)
         } catch {
             throw ConfigurationError(code: "invalid_json", key: "", message: error.description, source: file)
         }

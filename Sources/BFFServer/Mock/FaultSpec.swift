@@ -61,6 +61,7 @@ public struct FaultSpec: Sendable, Hashable, CustomStringConvertible {
     public static func parse(_ text: String) throws(FaultSpecError) -> FaultSpec {
         var spec = FaultSpec()
         var retryAfter: Int?
+        var rateGiven = false
         var faults = 0
         let items = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !items.isEmpty else { throw FaultSpecError("empty specification") }
@@ -123,6 +124,7 @@ public struct FaultSpec: Sendable, Hashable, CustomStringConvertible {
                     throw FaultSpecError("rate is a probability 0–1, found \"\(value)\"")
                 }
                 spec.rate = rate
+                rateGiven = true
             default:
                 throw FaultSpecError(
                     "unknown item \"\(item)\" (expected latency=, status=, retry-after=, drip=, truncate=, fault=, "
@@ -130,6 +132,10 @@ public struct FaultSpec: Sendable, Hashable, CustomStringConvertible {
             }
         }
         guard faults <= 1 else { throw FaultSpecError("at most one fault per request") }
+        // A rate without a fault would do nothing (latency hits every request), and would print as an empty spec.
+        guard !rateGiven || spec.fault != nil else {
+            throw FaultSpecError("rate= needs a fault to apply to (status=, drip=, truncate=, reset or empty)")
+        }
         if let retryAfter {
             guard case .status(let code, _) = spec.fault else {
                 throw FaultSpecError("retry-after needs status=, e.g. status=429; retry-after=5")

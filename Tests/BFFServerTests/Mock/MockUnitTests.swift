@@ -35,6 +35,9 @@ import Testing
         "", "latency=fast", "status=200", "status=abc", "retry-after=5", "reset; empty", "drip=64B",
         "drip=0B/10ms", "truncate=-1", "latency=uniform(300ms,50ms)", "rate=2", "none; reset", "latency=61s",
         "teleport",
+        // Found by fuzz-config-headers: a rate without a fault parsed, did nothing and printed as "" (which does
+        // not parse), so GET /__admin/faults listed a rule that could not be PUT back.
+        "rate=1", "rate=0.5", "latency=200ms; rate=0.5", "retry-after=5; rate=0.5",
     ])
     func rejectsMalformedSpecs(_ text: String) {
         #expect(throws: FaultSpecError.self) { try FaultSpec.parse(text) }
