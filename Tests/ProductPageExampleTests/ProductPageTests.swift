@@ -33,8 +33,10 @@ import Testing
                 catalogURL: upstreams.catalogURL, reviewsURL: reviewsURL ?? upstreams.reviewsURL,
                 upstreamTimeout: upstreamTimeout, metrics: application.providers.upstreamMetrics
             ).register(on: application, timeout: pageTimeout)
-            CartActions(cartURL: upstreams.cartURL, metrics: application.providers.upstreamMetrics)
-                .register(on: application, timeout: pageTimeout)
+            CartActions(
+                cartURL: upstreams.cartURL, upstreamTimeout: upstreamTimeout,
+                metrics: application.providers.upstreamMetrics
+            ).register(on: application, timeout: pageTimeout)
             try await body(server, HTTPTestClient(port: server.port), seenRequestIDs)
         }
     }
