@@ -41,7 +41,7 @@ import Testing
 
     @Test func verifyURLAgainstASeparateServeGivesTheSameResult() async throws {
         let serve = Self.process(["serve", "--port", "0"])
-        let output = Pipe()
+        let output = FlowBFFProcess.pipe()
         serve.standardOutput = output
         serve.standardError = FileHandle.nullDevice
         let launched = UncheckedProcess(process: serve)
