@@ -22,8 +22,8 @@ public enum FlowBFFProcess {
         return directory.appendingPathComponent("flow-bff").path
     }
 
-    /// A configured, unstarted process (for tests that run a long-lived `serve`; start it inside
-    /// `ProcessLaunchGate.shared.launching`).
+    /// A configured, unstarted process (for tests that run a long-lived `serve`; start it with ``launch(_:)``
+    /// inside `ProcessLaunchGate.shared.launching`).
     public static func process(
         _ arguments: [String], directory: String, environment: [String: String] = [:]
     ) -> Process {
@@ -56,13 +56,26 @@ public enum FlowBFFProcess {
         let errors = pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try launch(process)
         let (outputBytes, errorBytes) = readUntilExit(
             process, output.fileHandleForReading.fileDescriptor, errors.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, output: String(decoding: outputBytes, as: UTF8.self),
             errors: String(decoding: errorBytes, as: UTF8.self))
+    }
+
+    private static let launchLock = NSLock()
+
+    /// Starts `process`, one launch at a time in this test process. Blocks for the few milliseconds of a spawn (and
+    /// of a concurrent one): call it on a thread of your own (`BlockingThread`). Foundation creates descriptors for
+    /// each launch (the socket that reports the child's exit) that a child spawned at the same moment inherits; that
+    /// child then keeps the first one "running" forever: a `verify` run hung, exited but never reaped, while a
+    /// `serve` launched beside it held its descriptors.
+    public static func launch(_ process: Process) throws {
+        launchLock.lock()
+        defer { launchLock.unlock() }
+        try process.run()
     }
 
     /// A pipe whose descriptors are close-on-exec, so children launched meanwhile by other tests do not inherit
