@@ -67,7 +67,8 @@ let package = Package(
         .testTarget(
             name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting", "HTTPTesting"], swiftSettings: strict),
         .testTarget(
-            name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPTesting"], swiftSettings: strict),
+            name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPCore", "HTTPTesting"],
+            swiftSettings: strict),
         .testTarget(name: "FlowBFFCommandTests", dependencies: ["flow-bff"], swiftSettings: strict),
         .testTarget(
             name: "ProductPageExampleTests",

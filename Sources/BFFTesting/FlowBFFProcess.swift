@@ -22,8 +22,8 @@ public enum FlowBFFProcess {
         return directory.appendingPathComponent("flow-bff").path
     }
 
-    /// A configured, unstarted process (for tests that run a long-lived `serve`; start it inside
-    /// `ProcessLaunchGate.shared.launching`).
+    /// A configured, unstarted process (for tests that run a long-lived `serve`; start it with ``launch(_:)``
+    /// inside `ProcessLaunchGate.shared.launching`).
     public static func process(
         _ arguments: [String], directory: String, environment: [String: String] = [:]
     ) -> Process {
@@ -52,33 +52,66 @@ public enum FlowBFFProcess {
         -> Run
     {
         let process = process(arguments, directory: directory, environment: environment)
-        let output = Pipe()
-        let errors = Pipe()
+        let output = pipe()
+        let errors = pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
-        let (outputBytes, errorBytes) = readToEnd(
-            output.fileHandleForReading.fileDescriptor, errors.fileHandleForReading.fileDescriptor)
+        try launch(process)
+        let (outputBytes, errorBytes) = readUntilExit(
+            process, output.fileHandleForReading.fileDescriptor, errors.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, output: String(decoding: outputBytes, as: UTF8.self),
             errors: String(decoding: errorBytes, as: UTF8.self))
     }
 
-    /// Reads both pipes to EOF at once (a child filling one pipe while the other is read sequentially would
-    /// deadlock), retrying `EINTR`: other tests install signal handlers, and Foundation's `readDataToEndOfFile`
-    /// traps on an interrupted `read`.
-    private static func readToEnd(_ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
+    private static let launchLock = NSLock()
+
+    /// Starts `process`, one launch at a time in this test process. Blocks for the few milliseconds of a spawn (and
+    /// of a concurrent one): call it on a thread of your own (`BlockingThread`). Foundation creates descriptors for
+    /// each launch (the socket that reports the child's exit) that a child spawned at the same moment inherits; that
+    /// child then keeps the first one "running" forever: a `verify` run hung, exited but never reaped, while a
+    /// `serve` launched beside it held its descriptors.
+    public static func launch(_ process: Process) throws {
+        launchLock.lock()
+        defer { launchLock.unlock() }
+        try process.run()
+    }
+
+    /// A pipe whose descriptors are close-on-exec, so children launched meanwhile by other tests do not inherit
+    /// them (the child's own end is `dup2`ed onto its stdout or stderr, which clears the flag there). A leaked write
+    /// end kept the reader of another run from ever seeing EOF: a `serve` child held it while its test waited for
+    /// that run.
+    public static func pipe() -> Pipe {
+        let pipe = Pipe()
+        for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        }
+        return pipe
+    }
+
+    /// Reads both pipes at once (a child filling one pipe while the other is read sequentially would deadlock)
+    /// until both reach EOF or the child has exited and what it wrote is drained: a write end inherited by some
+    /// other child must not keep this run waiting. Retries `EINTR`: other tests install signal handlers, and
+    /// Foundation's `readDataToEndOfFile` traps on an interrupted `read`.
+    private static func readUntilExit(_ process: Process, _ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
         var fds = [
             pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0),
         ]
         var bytes: [[UInt8]] = [[], []]
         var chunk = [UInt8](repeating: 0, count: 65_536)
+        var exited = false
         while fds.contains(where: { $0.fd >= 0 }) {
-            let ready = poll(&fds, nfds_t(fds.count), -1)
+            // Once the child has exited, one last pass without waiting drains what it wrote.
+            let ready = poll(&fds, nfds_t(fds.count), exited ? 0 : 100)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
+            }
+            if ready == 0 {
+                if exited { break }
+                exited = !process.isRunning
+                continue
             }
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = chunk.withUnsafeMutableBytes { read(fds[index].fd, $0.baseAddress, $0.count) }

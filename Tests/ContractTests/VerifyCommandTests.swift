@@ -41,11 +41,13 @@ import Testing
 
     @Test func verifyURLAgainstASeparateServeGivesTheSameResult() async throws {
         let serve = Self.process(["serve", "--port", "0"])
-        let output = Pipe()
+        let output = FlowBFFProcess.pipe()
         serve.standardOutput = output
         serve.standardError = FileHandle.nullDevice
         let launched = UncheckedProcess(process: serve)
-        try await ProcessLaunchGate.shared.launching { try launched.process.run() }
+        try await ProcessLaunchGate.shared.launching {
+            try await BlockingThread.run("serve launch") { try FlowBFFProcess.launch(launched.process) }
+        }
         // Reading the pipe and waiting for the exit block: both run on threads of their own, not on the pool.
         let reader = output.fileHandleForReading.fileDescriptor
         let stop = { () async in
@@ -119,7 +121,7 @@ import Testing
 }
 
 /// A `Process` handed to the launch gate's closure.
-// @unchecked Sendable: only `run()` is called, once, inside the gate, while the test awaits it.
+// @unchecked Sendable: only launched, once, inside the gate, while the test awaits it.
 struct UncheckedProcess: @unchecked Sendable {
     let process: Process
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPCore
 import HTTPTesting
 import Synchronization
 
@@ -182,46 +183,12 @@ final class LoopbackResponder: Sendable {
         shutdown(connection, Int32(SHUT_WR))
     }
 
-    /// Compresses `bytes` with `/usr/bin/gzip` (a compressor independent of the project's zlib code), for the gzip
-    /// route. The process runs and is waited for on a thread of its own.
-    static func gzip(_ bytes: [UInt8]) async throws -> [UInt8] {
-        try await ProcessLaunchGate.shared.launching {
-            try await BlockingThread.run("gzip") { try gzipBlocking(bytes) }
-        }
-    }
-
-    private static func gzipBlocking(_ bytes: [UInt8]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
-        process.arguments = ["-c", "-n"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try input.fileHandleForWriting.close()
-        let compressed = readToEOF(output.fileHandleForReading.fileDescriptor)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ResponderError("gzip", process.terminationStatus) }
-        return Array(compressed)
-    }
+    /// Compresses `bytes` with zlib (HTTPCore's `Gzip`), for the gzip route. In process on purpose: a `gzip`
+    /// child's pipes could be inherited by children other tests launch meanwhile and never reach EOF.
+    static func gzip(_ bytes: [UInt8]) -> [UInt8] { Gzip.compress(bytes) }
 }
 
 struct ResponderError: Error, CustomStringConvertible {
     var description: String
     init(_ what: String, _ code: Int32) { description = "\(what) failed: \(code)" }
-}
-
-/// Reads `fd` to EOF, retrying `EINTR` (Foundation's `readDataToEndOfFile` traps on it, and other tests in this
-/// process install signal handlers).
-func readToEOF(_ fd: Int32) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { return bytes }
-        bytes += chunk[0..<count]
-    }
 }
