@@ -81,27 +81,10 @@ extension BFFApplication {
         -> ActionAnswer
     {
         let name = context.request.name
-        let timeout = handler.options.timeout
         let work = handler.handler
-        let response: ActionResponse
-        do {
-            response = try await withDeadline(
-                timeout,
-                onTimeout: {
-                    ProblemDetails(
-                        status: 504, code: "action_timeout", title: "Action timeout",
-                        detail: "The action handler for \"\(name)\" did not answer within \(timeout.seconds) s.")
-                }, { try await work(context) })
-        } catch let error as PageProviderError {
-            actions.count(name, outcome: error.code)
-            throw error
-        } catch let error as ProblemDetails {
-            actions.count(name, outcome: error.code)
-            throw error
-        } catch {
-            actions.count(name, outcome: "internal_error")
-            throw error
-        }
+        let response = try await runUnderDeadline(
+            "The action handler for \"\(name)\"", timeout: handler.options.timeout, timeoutCode: "action_timeout",
+            title: "Action timeout", count: { actions.count(name, outcome: $0) }, { try await work(context) })
         let errors = Self.diagnostics(of: response).filter { $0.severity == .error }
         guard errors.isEmpty else {
             actions.count(name, outcome: "invalid_action_response")

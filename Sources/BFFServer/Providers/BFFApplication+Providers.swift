@@ -21,27 +21,11 @@ extension BFFApplication {
     func runProvider(_ registration: PageProviders.Registration, _ context: PageRequestContext) async throws
         -> (page: CatalogPage, degradations: [Degradation])
     {
-        let timeout = registration.options.timeout
         let provider = registration.provider
-        let provided: ProvidedPage
-        do {
-            provided = try await withDeadline(
-                timeout,
-                onTimeout: {
-                    ProblemDetails(
-                        status: 504, code: "provider_timeout", title: "Provider timeout",
-                        detail:
-                            "The page provider for \"\(context.pageID)\" did not answer within \(timeout.seconds) s.")
-                }, { try await provider(context) })
-        } catch let error as PageProviderError {
-            providers.count(context.pageID, outcome: error.code)
-            throw error
-        } catch let error as ProblemDetails {
-            throw error
-        } catch {
-            providers.count(context.pageID, outcome: "internal_error")
-            throw error
-        }
+        let provided = try await runUnderDeadline(
+            "The page provider for \"\(context.pageID)\"", timeout: registration.options.timeout,
+            timeoutCode: "provider_timeout", title: "Provider timeout",
+            count: { providers.count(context.pageID, outcome: $0) }, { try await provider(context) })
         let page = try validate(provided, context: context, options: registration.options)
         providers.count(context.pageID, outcome: provided.degradations.isEmpty ? "ok" : "degraded")
         providers.remember(page, parameters: context.parameters)

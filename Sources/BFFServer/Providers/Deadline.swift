@@ -1,4 +1,32 @@
+import PageModel
 import Synchronization
+
+/// Runs an application's Swift code (a page provider, an action handler) under its timeout: past it, a 504 problem
+/// with `timeoutCode` naming `subject` ("The page provider for \"cart\""). `count` is told the code of a failure
+/// (a problem's code, `internal_error` for anything else), for the per-page or per-action outcome metrics.
+func runUnderDeadline<Value: Sendable>(
+    _ subject: String, timeout: Duration, timeoutCode: String, title: String, count: (String) -> Void,
+    _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    do {
+        return try await withDeadline(
+            timeout,
+            onTimeout: {
+                ProblemDetails(
+                    status: 504, code: timeoutCode, title: title,
+                    detail: "\(subject) did not answer within \(timeout.seconds) s.")
+            }, body)
+    } catch let error as PageProviderError {
+        count(error.code)
+        throw error
+    } catch let error as ProblemDetails {
+        count(error.code)
+        throw error
+    } catch {
+        count("internal_error")
+        throw error
+    }
+}
 
 /// Runs `body` but returns at `timeout` at the latest: the work is cancelled then and its result ignored, so a
 /// provider or upstream that ignores cancellation cannot hold a response past its deadline.
