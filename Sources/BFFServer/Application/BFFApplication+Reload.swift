@@ -43,8 +43,10 @@ extension BFFApplication {
         reload.lock.withLock { _ in
             let fresh = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
             let merge = fresh.keepingLastGood(from: catalog, keepingDeleted: !confirmingDeletes)
-            replaceCatalog(merge.catalog)
+            // The catalog is swapped under the status lock: whoever sees the new pages and then reads the
+            // status sees this reload's diagnostics, never the previous one's.
             reload.status.withLock { status in
+                replaceCatalog(merge.catalog)
                 status.count += 1
                 status.lastAt = Date().timeIntervalSince1970
                 status.diagnostics = fresh.diagnostics
