@@ -33,7 +33,7 @@ struct ActionTargets: Sendable {
         }
         visit(page)
         while let name = pending.popLast() {
-            guard let response = actions[name]?.response else { continue }
+            for response in actions[name]?.responses ?? [] {
             for mutation in response.mutations {
                 switch mutation {
                 case .replacePage(let replacement): visit(replacement)
@@ -44,6 +44,7 @@ struct ActionTargets: Sendable {
                 }
             }
             response.effects.forEach(follow)
+            }
         }
         self.events = events
     }

@@ -75,6 +75,7 @@ public struct PageCatalog: Sendable {
         result.addScenarios(
             directory: directory, names: names.filter(CatalogScenario.isScenarioFileName), defaults: defaults,
             catalog: catalog)
+        result.checkVariants()
         return result
     }
 
@@ -147,8 +148,18 @@ public struct PageCatalog: Sendable {
         }
         walk(page.footer, at: "/page/footer")
         for action in actions {
-            for (index, effect) in action.response.effects.enumerated() {
+            for (index, effect) in action.response.effects.enumerated() where action.rules.isEmpty {
                 check(effect, at: JSONPointer("/server/actions") / action.name / "effects" / index, widgetID: nil)
+            }
+            for (ruleIndex, rule) in action.rules.enumerated() {
+                guard case .response(let response, _) = rule.answer else { continue }
+                let base =
+                    action.rules.count == 1 && rule.when == nil
+                    ? JSONPointer("/server/actions") / action.name
+                    : JSONPointer("/server/actions") / action.name / "responses" / ruleIndex / "response"
+                for (index, effect) in response.effects.enumerated() {
+                    check(effect, at: base / "effects" / index, widgetID: nil)
+                }
             }
         }
         return diagnostics
