@@ -97,7 +97,7 @@ public struct PageCatalog: Sendable {
             }
         }
         let declaredPages = Set(files.compactMap { $0.file.page?.page.id })
-        let declaredActions = Set(files.flatMap { $0.file.actions.map(\.name) })
+        let declaredActions = Set(files.flatMap { $0.file.declaredActionNames })
         for (name, file) in files {
             guard let page = file.page else { continue }
             fileDiagnostics[name, default: []].append(

@@ -6,6 +6,9 @@ import PageModel
 struct PageFile {
     var page: CatalogPage?
     var actions: [CatalogAction] = []
+    /// Every action name the file declares, including those whose answer has errors (so references to them
+    /// report the answer's error, not a missing action).
+    var declaredActionNames: [String] = []
     var diagnostics: [Diagnostic] = []
 
     static let settingKeys: Set<String> = [
@@ -90,6 +93,7 @@ struct PageFile {
                 if case .object(let object) = declared {
                     for member in object.members {
                         let path = JSONPointer("/server/actions") / member.key
+                        declaredActionNames.append(member.key)
                         if let action = Self.action(
                             member.key, member.value, at: path, page: decodedPage, decoder: decoder,
                             validator: validator, diagnostics: &diagnostics)
