@@ -104,10 +104,12 @@ import Testing
     }
 
     @Test func checkReportsTemplateAndMatchingErrorsWithFileAndPath() throws {
-        let envelope = #"{"schemaVersion": 1, "kind": "actionResponse", "mutations": [], "effects": [{"type": "toast", "message": "{{request.vlaue}}"}]}"#
-        #expect(try diagnostics(["shop.json": Self.cartFile(envelope)]) == [
-            "shop.json: /server/actions/shop.set/effects/0/message: unknown_placeholder"
-        ])
+        let envelope =
+            #"{"schemaVersion": 1, "kind": "actionResponse", "mutations": [], "effects": [{"type": "toast", "message": "{{request.vlaue}}"}]}"#
+        #expect(
+            try diagnostics(["shop.json": Self.cartFile(envelope)]) == [
+                "shop.json: /server/actions/shop.set/effects/0/message: unknown_placeholder"
+            ])
         let matched = #"""
             {"responses": [
               {"when": {"request.valeu": 1}, "response": {"schemaVersion": 1, "kind": "actionResponse"}},
@@ -117,23 +119,27 @@ import Testing
               {"when": {"request.value": 3}, "response": {"schemaVersion": 1, "kind": "actionResponse"}}
             ]}
             """#
-        #expect(try diagnostics(["shop.json": Self.cartFile(matched)]) == [
-            "shop.json: /server/actions/shop.set/responses/0/when/request.valeu: unknown_condition",
-            "shop.json: /server/actions/shop.set/responses/1/when/request.value/greater: unknown_operator",
-            "shop.json: /server/actions/shop.set/responses/2/problem/status: invalid_problem",
-            "shop.json: /server/actions/shop.set/responses/3: unreachable_response",
-            "shop.json: /server/actions/shop.set/responses/3: invalid_setting",
-            "shop.json: /server/actions/shop.set/responses/4: missing_default_response",
-        ])
+        #expect(
+            try diagnostics(["shop.json": Self.cartFile(matched)]) == [
+                "shop.json: /server/actions/shop.set/responses/0/when/request.valeu: unknown_condition",
+                "shop.json: /server/actions/shop.set/responses/1/when/request.value/greater: unknown_operator",
+                "shop.json: /server/actions/shop.set/responses/2/problem/status: invalid_problem",
+                "shop.json: /server/actions/shop.set/responses/3: unreachable_response",
+                "shop.json: /server/actions/shop.set/responses/3: invalid_setting",
+                "shop.json: /server/actions/shop.set/responses/4: missing_default_response",
+            ])
         let plain = #"{"schemaVersion": 1, "kind": "actionResponse"}"#
-        let variants = #""variants": [{"when": {"request.header.X": "1"}}, {"when": {"request.query.id": "1"}, "scenario": "nope"}], "#
-        #expect(try diagnostics(["shop.json": Self.cartFile(plain, variants: variants)]) == [
-            "shop.json: /server/variants/0/when/request.header.X: unsupported_condition"
-        ])
+        let variants =
+            #""variants": [{"when": {"request.header.X": "1"}}, {"when": {"request.query.id": "1"}, "scenario": "nope"}], "#
+        #expect(
+            try diagnostics(["shop.json": Self.cartFile(plain, variants: variants)]) == [
+                "shop.json: /server/variants/0/when/request.header.X: unsupported_condition"
+            ])
         let onlyScenario = #""variants": [{"when": {"request.query.id": "1"}, "scenario": "nope"}], "#
-        #expect(try diagnostics(["shop.json": Self.cartFile(plain, variants: onlyScenario)]) == [
-            "shop.json: /server/variants/0/scenario: unknown_scenario"
-        ])
+        #expect(
+            try diagnostics(["shop.json": Self.cartFile(plain, variants: onlyScenario)]) == [
+                "shop.json: /server/variants/0/scenario: unknown_scenario"
+            ])
     }
 
     @Test func aTemplatedValueIsCheckedWhenItIsFilled() async throws {
@@ -150,7 +156,9 @@ import Testing
             func send(_ n: String) throws -> HTTPTestClient.Response {
                 try http.post(
                     "/v1/actions/shop.set",
-                    json: #"{"pageID": "shop", "widgetID": "qty", "event": "change", "value": 2, "payload": {"n": \#(n)}}"#)
+                    json:
+                        #"{"pageID": "shop", "widgetID": "qty", "event": "change", "value": 2, "payload": {"n": \#(n)}}"#
+                )
             }
             let good = try send("4")
             #expect(good.status == 200, "\(good.text)")

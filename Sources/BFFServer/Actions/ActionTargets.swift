@@ -34,16 +34,16 @@ struct ActionTargets: Sendable {
         visit(page)
         while let name = pending.popLast() {
             for response in actions[name]?.responses ?? [] {
-            for mutation in response.mutations {
-                switch mutation {
-                case .replacePage(let replacement): visit(replacement)
-                case .appendSections(let sections), .prependSections(let sections):
-                    for section in sections { visit(section.widgets) }
-                case .replaceWidget(_, let widget): visit([widget])
-                case .removeWidget: break
+                for mutation in response.mutations {
+                    switch mutation {
+                    case .replacePage(let replacement): visit(replacement)
+                    case .appendSections(let sections), .prependSections(let sections):
+                        for section in sections { visit(section.widgets) }
+                    case .replaceWidget(_, let widget): visit([widget])
+                    case .removeWidget: break
+                    }
                 }
-            }
-            response.effects.forEach(follow)
+                response.effects.forEach(follow)
             }
         }
         self.events = events

@@ -32,7 +32,8 @@ extension BFFApplication {
         let sessionID = try? MockRequestContext.sessionID(request)
         var scenario: String?
         if let mock = lookup as? MockPageLookup {
-            scenario = request.headers[MockRequestContext.scenarioHeader]
+            scenario =
+                request.headers[MockRequestContext.scenarioHeader]
                 ?? request.queryItem(MockRequestContext.scenarioQuery)
             if scenario?.isEmpty ?? true {
                 scenario = sessionID.flatMap { mock.mock.sessions.session($0) }?.scenario(for: action.pageID)

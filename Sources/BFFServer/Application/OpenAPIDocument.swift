@@ -29,7 +29,7 @@ enum OpenAPIDocument {
               "get": {
                 "operationId": "getPage",
                 "summary": "First chunk of a page",
-                "description": "Query parameters other than pageID are page parameters; they are bound into the page's cursors. The page is resolved for the client's X-Flow-Client capabilities and, for localized pages, Accept-Language (docs/contract.md § 17-18). Page ids registered by a Swift page provider are composed per request (502/504 when a required upstream fails).",
+                "description": "Query parameters other than pageID are page parameters; they are bound into the page's cursors. The page is resolved for the client's X-Flow-Client capabilities and, for localized pages, Accept-Language (docs/contract.md \u00a7 17-18). Page ids registered by a Swift page provider are composed per request (502/504 when a required upstream fails).",
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/PageID"
@@ -431,6 +431,26 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "422": {
+                    "description": "A page file's matched answer declared this problem (any 4xx/5xx status and code the page file names, e.g. quantity_out_of_range; docs/mock.md \u00a7 Answers that depend on the request).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "500": {
+                    "description": "A templated answer filled from this request is not a valid action response (invalid_action_response, with diagnostics).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
                   }
                 }
               }
@@ -744,7 +764,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "description": "Invalid body (invalid_request, unknown_scenario, …)",
+                    "description": "Invalid body (invalid_request, unknown_scenario, \u2026)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -884,7 +904,7 @@ enum OpenAPIDocument {
                             "additionalProperties": {
                               "type": "string"
                             },
-                            "description": "Page id (or * for every page having it) → scenario."
+                            "description": "Page id (or * for every page having it) \u2192 scenario."
                           }
                         }
                       }
@@ -913,7 +933,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "description": "Invalid body (invalid_request, unknown_scenario, …)",
+                    "description": "Invalid body (invalid_request, unknown_scenario, \u2026)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -959,21 +979,230 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/__admin/sessions/{sessionID}/faults": {
+              "get": {
+                "operationId": "adminSessionFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The session's own fault rules",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "session": {
+                              "type": "string"
+                            },
+                            "faults": {
+                              "$ref": "#/components/schemas/FaultRules"
+                            }
+                          },
+                          "required": [
+                            "session",
+                            "faults"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid session id (invalid_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "put": {
+                "operationId": "adminSetSessionFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Replace the session's own fault rules: checked before the global runtime rules, for that session's requests only (creates the session)",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/FaultRules"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "session": {
+                              "type": "string"
+                            },
+                            "faults": {
+                              "$ref": "#/components/schemas/FaultRules"
+                            }
+                          },
+                          "required": [
+                            "session",
+                            "faults"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid body: a bad spec or a pattern with an unknown method (invalid_request), or an invalid session id",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "adminResetSessionFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Remove the session's own fault rules",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "session": {
+                              "type": "string"
+                            },
+                            "faults": {
+                              "$ref": "#/components/schemas/FaultRules"
+                            }
+                          },
+                          "required": [
+                            "session",
+                            "faults"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid session id (invalid_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
             "/__admin/journal": {
               "get": {
                 "operationId": "adminJournal",
                 "tags": [
                   "admin"
                 ],
-                "summary": "Recent requests, oldest first, with the number dropped",
+                "summary": "Recent requests that pass every filter, oldest first, with the number dropped",
                 "parameters": [
+                  {
+                    "name": "method",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only this method (case-insensitive)."
+                  },
+                  {
+                    "name": "path",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only paths (without the query) matching this glob; * matches anything, / included."
+                  },
                   {
                     "name": "session",
                     "in": "query",
                     "required": false,
                     "schema": {
                       "type": "string"
-                    }
+                    },
+                    "description": "Only this session's requests."
+                  },
+                  {
+                    "name": "status",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$"
+                    },
+                    "description": "Only this status (200) or status class (4xx)."
                   },
                   {
                     "name": "after",
@@ -1016,8 +1245,19 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "400": {
+                    "description": "A malformed filter value (limit=abc, limit=-1, status=abc) or an unknown filter (invalid_query).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
                   }
-                }
+                },
+                "description": "Filter by a JSON body member with body.<path>=<value> (repeatable, all must hold): dotted keys and array indices, e.g. body.value=7 or body.payload.productID=p-1042; the member's value as text must match (* is a glob). A truncated body matches no body filter. docs/mock.md \u00a7 Request journal."
               },
               "delete": {
                 "operationId": "adminClearJournal",
@@ -1047,6 +1287,115 @@ enum OpenAPIDocument {
                     }
                   }
                 }
+              }
+            },
+            "/__admin/journal/count": {
+              "get": {
+                "operationId": "adminJournalCount",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "How many journaled requests pass the filters (a UI test's verify)",
+                "parameters": [
+                  {
+                    "name": "method",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only this method (case-insensitive)."
+                  },
+                  {
+                    "name": "path",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only paths (without the query) matching this glob; * matches anything, / included."
+                  },
+                  {
+                    "name": "session",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only this session's requests."
+                  },
+                  {
+                    "name": "status",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$"
+                    },
+                    "description": "Only this status (200) or status class (4xx)."
+                  },
+                  {
+                    "name": "after",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "description": "Only entries with a larger sequence number."
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "count": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "recorded": {
+                              "type": "integer"
+                            },
+                            "dropped": {
+                              "type": "integer",
+                              "description": "Entries overwritten since the last clear: when not 0, older matches may be gone."
+                            }
+                          },
+                          "required": [
+                            "count",
+                            "recorded",
+                            "dropped"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "A malformed filter value or an unknown filter, limit included (invalid_query).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                },
+                "description": "Filter by a JSON body member with body.<path>=<value> (repeatable, all must hold): dotted keys and array indices, e.g. body.value=7 or body.payload.productID=p-1042; the member's value as text must match (* is a glob). A truncated body matches no body filter. docs/mock.md \u00a7 Request journal."
               }
             },
             "/__admin/echo": {
@@ -1251,7 +1600,7 @@ enum OpenAPIDocument {
                 "name": "X-Flow-Client",
                 "in": "header",
                 "required": false,
-                "description": "The client's capabilities: platform=ios; version=3.2.0; widgets=text@1,image@1,button@2; features=haptics (docs/contract.md § 17). The page is resolved for it: fallbacks substituted, unrenderable widgets dropped, changes listed in degradations. Malformed: 400 invalid_client_header.",
+                "description": "The client's capabilities: platform=ios; version=3.2.0; widgets=text@1,image@1,button@2; features=haptics (docs/contract.md \u00a7 17). The page is resolved for it: fallbacks substituted, unrenderable widgets dropped, changes listed in degradations. Malformed: 400 invalid_client_header.",
                 "schema": {
                   "type": "string",
                   "maxLength": 4096
@@ -1262,7 +1611,7 @@ enum OpenAPIDocument {
                 "name": "Accept-Language",
                 "in": "header",
                 "required": false,
-                "description": "Picks the locale of a localized page (docs/contract.md § 18); unmatched ranges get the page's default locale.",
+                "description": "Picks the locale of a localized page (docs/contract.md \u00a7 18); unmatched ranges get the page's default locale.",
                 "schema": {
                   "type": "string"
                 }
@@ -1802,7 +2151,7 @@ enum OpenAPIDocument {
                 "additionalProperties": {
                   "type": "string"
                 },
-                "description": "Route pattern ([METHOD ]/path, * matches anything) → spec in the X-Flow-Mock syntax; first match wins."
+                "description": "Route pattern ([METHOD ]/path, * matches anything) \u2192 spec in the X-Flow-Mock syntax; first match wins. A pattern's method, when given, is one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS."
               },
               "Faults": {
                 "type": "object",
@@ -1841,6 +2190,9 @@ enum OpenAPIDocument {
                   },
                   "actions": {
                     "type": "integer"
+                  },
+                  "faults": {
+                    "$ref": "#/components/schemas/FaultRules"
                   }
                 },
                 "required": [
@@ -1903,7 +2255,18 @@ enum OpenAPIDocument {
                   },
                   "detail": {
                     "type": "string",
-                    "description": "A 404's near miss: Did you mean …?"
+                    "description": "A 404's near miss: Did you mean \u2026?"
+                  },
+                  "body": {
+                    "description": "The request body's first mock.journalBodyBytes bytes: JSON as JSON (when not truncated), other UTF-8 text as a string; absent without a body."
+                  },
+                  "bodyBase64": {
+                    "type": "string",
+                    "description": "A body that is not UTF-8 text, base64."
+                  },
+                  "bodyTruncated": {
+                    "type": "boolean",
+                    "description": "True when body holds only the first mock.journalBodyBytes bytes."
                   }
                 },
                 "required": [

@@ -86,9 +86,10 @@ extension PageFile {
         }
         guard diagnostics.count(where: { $0.severity == .error }) == errorsBefore else { return nil }
         let responses = rules.compactMap { if case .response(let response, _) = $0.answer { response } else { nil } }
-        guard let fallback = rules.last.flatMap({ rule in
-            if case .response(let response, _) = rule.answer { response } else { nil }
-        }) ?? responses.first
+        guard
+            let fallback = rules.last.flatMap({ rule in
+                if case .response(let response, _) = rule.answer { response } else { nil }
+            }) ?? responses.first
         else {
             // Only problems: the action still names a response for the widgets it brings (none).
             return CatalogAction(
@@ -114,11 +115,13 @@ extension PageFile {
         -> ProblemDetails?
     {
         guard case .object(let object) = value else {
-            diagnostics.append(.error("invalid_problem", path, "a problem is {\"status\", \"code\", \"title\", \"detail\"}"))
+            diagnostics.append(
+                .error("invalid_problem", path, "a problem is {\"status\", \"code\", \"title\", \"detail\"}"))
             return nil
         }
         for member in object.members where !["status", "code", "title", "detail"].contains(member.key) {
-            diagnostics.append(.error("unknown_setting", path / member.key, "a problem has status, code, title, detail"))
+            diagnostics.append(
+                .error("unknown_setting", path / member.key, "a problem has status, code, title, detail"))
         }
         guard let status = object["status"]?.intValue, (400...599).contains(status) else {
             diagnostics.append(.error("invalid_problem", path / "status", "status is an HTTP error status 400–599"))
@@ -177,7 +180,8 @@ extension PageFile {
                     variants.append(PageVariant(when: when, content: .problem(problem), path: entryPath))
                 }
             default:
-                diagnostics.append(.error("invalid_setting", entryPath, "a variant has at most one of scenario and problem"))
+                diagnostics.append(
+                    .error("invalid_setting", entryPath, "a variant has at most one of scenario and problem"))
             }
         }
         return variants

@@ -41,22 +41,6 @@ struct ResponseTemplate: Sendable {
     /// The JSON with every placeholder filled from `facts`.
     func render(_ facts: RequestFacts) -> JSONValue { Self.render(root, facts) }
 
-    /// The placeholders used, in order (for documentation and tests).
-    var names: [RequestValueName] {
-        var names: [RequestValueName] = []
-        func visit(_ node: Node) {
-            switch node {
-            case .fixed: break
-            case .text(let segments):
-                for case .placeholder(let name, _) in segments { names.append(name) }
-            case .array(let nodes): nodes.forEach(visit)
-            case .object(let members): members.forEach { visit($0.node) }
-            }
-        }
-        visit(root)
-        return names
-    }
-
     private static func node(
         _ value: JSONValue, at path: JSONPointer, paths: inout [JSONPointer], errors: inout [MatchingError]
     ) -> Node {
@@ -66,7 +50,8 @@ struct ResponseTemplate: Sendable {
             do {
                 let segments = try parseSegments(text)
                 guard segments.contains(where: { if case .placeholder = $0 { true } else { false } }) else {
-                    return .fixed(.string(segments.map { if case .literal(let part) = $0 { part } else { "" } }.joined()))
+                    return .fixed(
+                        .string(segments.map { if case .literal(let part) = $0 { part } else { "" } }.joined()))
                 }
                 paths.append(path)
                 return .text(segments)
@@ -99,7 +84,8 @@ struct ResponseTemplate: Sendable {
                 rest = rest.dropFirst(3)
             } else if rest.hasPrefix("{{") {
                 guard let close = rest.range(of: "}}") else {
-                    throw MatchingError("invalid_template", "\"{{\" without a closing \"}}\"; write \\{{ for a literal {{")
+                    throw MatchingError(
+                        "invalid_template", "\"{{\" without a closing \"}}\"; write \\{{ for a literal {{")
                 }
                 let inside = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
                 let parts = inside.split(separator: "|", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -110,7 +96,8 @@ struct ResponseTemplate: Sendable {
                 if parts.count == 2 {
                     guard parts[1] == "text" else {
                         throw MatchingError(
-                            "invalid_template", "unknown filter \"\(parts[1])\" in {{\(inside)}}; the one filter is text")
+                            "invalid_template",
+                            "unknown filter \"\(parts[1])\" in {{\(inside)}}; the one filter is text")
                     }
                     asText = true
                 }

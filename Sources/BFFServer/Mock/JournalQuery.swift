@@ -38,7 +38,9 @@ struct JournalQuery: Sendable {
                 guard value.hasPrefix("/") else { throw Self.invalid("path", "a path glob starting with /") }
                 path = value
             case "session":
-                guard SessionID.isValid(value) else { throw Self.invalid("session", "a session id \(SessionID.pattern)") }
+                guard SessionID.isValid(value) else {
+                    throw Self.invalid("session", "a session id \(SessionID.pattern)")
+                }
                 session = value
             case "status":
                 if let code = Int(value), (100...599).contains(code) {

@@ -41,7 +41,8 @@ import Testing
                 #expect(widget.type == "stepper")
                 #expect(widget.content["value"] == .number(Double(value)), "a number where the placeholder is whole")
                 #expect(
-                    widget.actions["change"] == .api(name: "cart.setQuantity", payload: ["productID": .string(productID)]))
+                    widget.actions["change"]
+                        == .api(name: "cart.setQuantity", payload: ["productID": .string(productID)]))
                 #expect(response.effects == [.toast(message: "Quantity of \(productID) set to \(value)")])
             }
             // The matched case: espresso cups to 3 also answers the line and the totals.
@@ -114,9 +115,13 @@ import Testing
             // The variant's own widgets answer actions: the cups' add-to-cart is matched by payload.
             let added = try http.post(
                 "/v1/actions/cart.add",
-                json: #"{"pageID": "product", "widgetID": "product.addToCart", "event": "tap", "payload": {"productID": "p-1042", "quantity": 1}}"#
+                json:
+                    #"{"pageID": "product", "widgetID": "product.addToCart", "event": "tap", "payload": {"productID": "p-1042", "quantity": 1}}"#
             )
-            #expect(try actionResponse(added).effects == [.toast(message: "Stoneware Espresso Cups, set of 4 added to your cart")])
+            #expect(
+                try actionResponse(added).effects == [
+                    .toast(message: "Stoneware Espresso Cups, set of 4 added to your cart")
+                ])
         }
     }
 
@@ -127,7 +132,9 @@ import Testing
             let test2 = [("X-Flow-Session", "ui-test-2")]
             _ = try http.get("/v1/pages/cart", headers: test1)
             for value in [2, 7, 7] {
-                #expect(try http.post(Self.setQuantity, json: Self.setQuantity("p-3307", value), headers: test1).status == 200)
+                #expect(
+                    try http.post(Self.setQuantity, json: Self.setQuantity("p-3307", value), headers: test1).status
+                        == 200)
             }
             _ = try http.post(Self.setQuantity, json: Self.setQuantity("p-3307", 7), headers: test2)
             _ = try http.post(Self.setQuantity, json: Self.setQuantity("p-4415", 12), headers: test1)
