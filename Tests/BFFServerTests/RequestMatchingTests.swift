@@ -168,4 +168,49 @@ import Testing
             #expect(try json(bad)["diagnostics"]?[0]?["path"] == "/mutations/0/widget/content/value")
         }
     }
+
+    @Test func answersMatchHeadersQuerySessionAndScenarioOnALiveMock() async throws {
+        let toast = { (text: String) in
+            #"{"schemaVersion": 1, "kind": "actionResponse", "effects": [{"type": "toast", "message": "\#(text)"}]}"#
+        }
+        let matched = #"""
+            {"responses": [
+              {"when": {"session.scenario": "outage"}, "problem": {"status": 503, "code": "cart_down"}},
+              {"when": {"request.header.X-Tier": "gold"}, "response": \#(toast("gold {{request.value}}"))},
+              {"when": {"request.query.promo": {"present": true}}, "response": \#(toast("promo {{request.query.promo}}"))},
+              {"when": {"session.id": {"glob": "vip-*"}}, "response": \#(toast("hello {{session.id}}"))},
+              {"response": \#(toast("plain {{request.value}} \\\\{{literal}}"))}
+            ]}
+            """#
+        let pages = try temporaryPages(["shop.json": Self.cartFile(matched)])
+        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
+            let http = HTTPTestClient(port: server.port)
+            let body = #"{"pageID": "shop", "widgetID": "qty", "event": "change", "value": 2}"#
+            func message(_ target: String = "/v1/actions/shop.set", _ headers: [(String, String)] = []) throws
+                -> String?
+            {
+                let answer = try http.post(target, json: body, headers: headers)
+                guard answer.status == 200 else {
+                    return "\(answer.status) \(try json(answer)["code"]?.stringValue ?? "")"
+                }
+                if case .toast(let text)? = try PageDecoder().decodeActionResponse(answer.body).value.effects.first {
+                    return text
+                }
+                return nil
+            }
+            let message1 = try message()
+            #expect(message1 == "plain 2 {{literal}}")
+            let message2 = try message("/v1/actions/shop.set", [("x-tier", "gold")])
+            #expect(message2 == "gold 2")
+            let message3 = try message("/v1/actions/shop.set?promo=spring")
+            #expect(message3 == "promo spring")
+            let message4 = try message("/v1/actions/shop.set", [("X-Flow-Session", "vip-7")])
+            #expect(message4 == "hello vip-7")
+            let message5 = try message("/v1/actions/shop.set", [("X-Flow-Scenario", "outage")])
+            #expect(message5 == "503 cart_down")
+            let message6 = try message("/v1/actions/shop.set?__scenario=outage")
+            #expect(message6 == "503 cart_down")
+            #expect(try json(try http.get("/__admin/journal/count?status=503&path=/v1/actions/shop.*"))["count"] == 2)
+        }
+    }
 }
