@@ -2,8 +2,9 @@
 """Checks the contract's JSON Schemas and the documents that must (or must not) satisfy them.
 
 1. every schema/*.schema.json is a valid draft 2020-12 schema;
-2. every pages/*.json validates against page-file.schema.json, and is consistent: page.id is the file name,
-   every api action the page can fire is defined in server.actions, every replaceWidget/removeWidget target exists;
+2. every pages/*.json validates against page-file.schema.json, and is consistent: page.id is the file name (the part
+   before the dot of a scenario file <pageID>.<scenario>.json), every api action the page can fire is defined in
+   server.actions (of any page, for a scenario file), every untemplated replaceWidget/removeWidget target exists;
 3. every docs/examples/*.json validates against the schema of its kind (problem.schema.json when it has no kind);
 4. every Tests/PageModelTests/Fixtures/schema-invalid/*.json FAILS envelope.schema.json.
 
@@ -79,21 +80,35 @@ def api_names(value):
             yield from api_names(element)
 
 
-def page_file_problems(path, document):
+def declared_responses(action):
+    """The response envelopes of one declared action: itself, or each response of {"responses": [...]}."""
+    if "responses" in action and "kind" not in action:
+        return [entry["response"] for entry in action["responses"] if "response" in entry]
+    return [action]
+
+
+def page_file_problems(path, document, all_actions):
+    """A page file, or a scenario file <pageID>.<scenario>.json (its actions are declared by the page file)."""
     problems = schema_errors("page-file.schema.json", document)
     if problems:
         return problems
     page, server = document["page"], document.get("server", {})
     actions = server.get("actions", {})
-    if page["id"] != path.stem:
-        problems.append(f'page.id "{page["id"]}" is not the file name "{path.stem}"')
-    for name in sorted(set(api_names(document)) - set(actions)):
+    page_id, _, scenario = path.stem.partition(".")
+    if page["id"] != page_id:
+        problems.append(f'page.id "{page["id"]}" is not the file name "{page_id}"')
+    if scenario and (actions or "variants" in server):
+        problems.append("a scenario file declares no actions or variants")
+    fired = set(api_names(page)) | {name for action in actions.values() for name in api_names(action)}
+    for name in sorted(fired - (all_actions if scenario else set(actions))):
         problems.append(f'api action "{name}" is fired but not defined in server.actions')
     ids = {widget.get("id") for widget in widgets_in(page)}
-    for name, response in actions.items():
-        for mutation in response.get("mutations") or []:
-            if mutation["type"] in ("replaceWidget", "removeWidget") and mutation["id"] not in ids:
-                problems.append(f'action "{name}": {mutation["type"]} target "{mutation["id"]}" is not on the page')
+    for name, action in actions.items():
+        for response in declared_responses(action):
+            for mutation in response.get("mutations") or []:
+                target = mutation.get("id", "")
+                if mutation["type"] in ("replaceWidget", "removeWidget") and "{{" not in target and target not in ids:
+                    problems.append(f'action "{name}": {mutation["type"]} target "{target}" is not on the page')
     return problems
 
 
@@ -104,8 +119,13 @@ for name, schema in schemas.items():
     except Exception as error:  # SchemaError, with the offending keyword in its message
         record(f"schema/{name}", [str(error).splitlines()[0]])
 
-for path in sorted((ROOT / "pages").glob("*.json")):
-    record(relative(path), page_file_problems(path, load(path)))
+page_files = {path: load(path) for path in sorted((ROOT / "pages").glob("*.json"))}
+declared_actions = {name for document in page_files.values() for name in document.get("server", {}).get("actions", {})}
+for path, document in page_files.items():
+    if "kind" not in document and "status" in document:  # a problem scenario file
+        record(relative(path), schema_errors("problem.schema.json", document))
+        continue
+    record(relative(path), page_file_problems(path, document, declared_actions))
 
 for path in sorted((ROOT / "docs" / "examples").glob("*.json")):
     document = load(path)

@@ -33,17 +33,18 @@ struct ActionTargets: Sendable {
         }
         visit(page)
         while let name = pending.popLast() {
-            guard let response = actions[name]?.response else { continue }
-            for mutation in response.mutations {
-                switch mutation {
-                case .replacePage(let replacement): visit(replacement)
-                case .appendSections(let sections), .prependSections(let sections):
-                    for section in sections { visit(section.widgets) }
-                case .replaceWidget(_, let widget): visit([widget])
-                case .removeWidget: break
+            for response in actions[name]?.responses ?? [] {
+                for mutation in response.mutations {
+                    switch mutation {
+                    case .replacePage(let replacement): visit(replacement)
+                    case .appendSections(let sections), .prependSections(let sections):
+                        for section in sections { visit(section.widgets) }
+                    case .replaceWidget(_, let widget): visit([widget])
+                    case .removeWidget: break
+                    }
                 }
+                response.effects.forEach(follow)
             }
-            response.effects.forEach(follow)
         }
         self.events = events
     }

@@ -503,7 +503,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "422": {
-                    "description": "idempotency_key_reused: the Idempotency-Key was sent with another action or body",
+                    "description": "idempotency_key_reused: the Idempotency-Key was sent with another action or body; or a problem that a page file's matched answer declares (any status and code the page file names, e.g. quantity_out_of_range; docs/mock.md § Answers that depend on the request)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -513,7 +513,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "500": {
-                    "description": "invalid_action_response (an action handler answered with error diagnostics) or internal_error",
+                    "description": "invalid_action_response (an action handler's answer, or a page file's answer templated from this request, is not a valid action response; with diagnostics) or internal_error",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1100,21 +1100,230 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/__admin/sessions/{sessionID}/faults": {
+              "get": {
+                "operationId": "adminSessionFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "The session's own fault rules",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "session": {
+                              "type": "string"
+                            },
+                            "faults": {
+                              "$ref": "#/components/schemas/FaultRules"
+                            }
+                          },
+                          "required": [
+                            "session",
+                            "faults"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid session id (invalid_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "put": {
+                "operationId": "adminSetSessionFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Replace the session's own fault rules: checked before the global runtime rules, for that session's requests only (creates the session)",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/FaultRules"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "session": {
+                              "type": "string"
+                            },
+                            "faults": {
+                              "$ref": "#/components/schemas/FaultRules"
+                            }
+                          },
+                          "required": [
+                            "session",
+                            "faults"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid body: a bad spec or a pattern with an unknown method (invalid_request), or an invalid session id",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "operationId": "adminResetSessionFaults",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Remove the session's own fault rules",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/SessionID"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "session": {
+                              "type": "string"
+                            },
+                            "faults": {
+                              "$ref": "#/components/schemas/FaultRules"
+                            }
+                          },
+                          "required": [
+                            "session",
+                            "faults"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid session id (invalid_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
             "/__admin/journal": {
               "get": {
                 "operationId": "adminJournal",
                 "tags": [
                   "admin"
                 ],
-                "summary": "Recent requests, oldest first, with the number dropped",
+                "summary": "Recent requests that pass every filter, oldest first, with the number dropped",
                 "parameters": [
+                  {
+                    "name": "method",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only this method (case-insensitive)."
+                  },
+                  {
+                    "name": "path",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only paths (without the query) matching this glob; * matches anything, / included."
+                  },
                   {
                     "name": "session",
                     "in": "query",
                     "required": false,
                     "schema": {
                       "type": "string"
-                    }
+                    },
+                    "description": "Only this session's requests."
+                  },
+                  {
+                    "name": "status",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$"
+                    },
+                    "description": "Only this status (200) or status class (4xx)."
                   },
                   {
                     "name": "after",
@@ -1161,7 +1370,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "400": {
-                    "description": "after or limit is not a whole number 0–999999999999999999, or is repeated (invalid_query)",
+                    "description": "A malformed filter value (after or limit not a whole number 0–999999999999999999 or repeated, status=abc) or an unknown filter (invalid_query)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1170,7 +1379,8 @@ enum OpenAPIDocument {
                       }
                     }
                   }
-                }
+                },
+                "description": "Filter by a JSON body member with body.<path>=<value> (repeatable, all must hold): dotted keys and array indices, e.g. body.value=7 or body.payload.productID=p-1042; the member's value as text must match (* is a glob). A truncated body matches no body filter. docs/mock.md § Request journal."
               },
               "delete": {
                 "operationId": "adminClearJournal",
@@ -1200,6 +1410,115 @@ enum OpenAPIDocument {
                     }
                   }
                 }
+              }
+            },
+            "/__admin/journal/count": {
+              "get": {
+                "operationId": "adminJournalCount",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "How many journaled requests pass the filters (a UI test's verify)",
+                "parameters": [
+                  {
+                    "name": "method",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only this method (case-insensitive)."
+                  },
+                  {
+                    "name": "path",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only paths (without the query) matching this glob; * matches anything, / included."
+                  },
+                  {
+                    "name": "session",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string"
+                    },
+                    "description": "Only this session's requests."
+                  },
+                  {
+                    "name": "status",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "string",
+                      "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$"
+                    },
+                    "description": "Only this status (200) or status class (4xx)."
+                  },
+                  {
+                    "name": "after",
+                    "in": "query",
+                    "required": false,
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "description": "Only entries with a larger sequence number."
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "OK",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "properties": {
+                            "count": {
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "recorded": {
+                              "type": "integer"
+                            },
+                            "dropped": {
+                              "type": "integer",
+                              "description": "Entries overwritten since the last clear: when not 0, older matches may be gone."
+                            }
+                          },
+                          "required": [
+                            "count",
+                            "recorded",
+                            "dropped"
+                          ]
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "A malformed filter value or an unknown filter, limit included (invalid_query).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                },
+                "description": "Filter by a JSON body member with body.<path>=<value> (repeatable, all must hold): dotted keys and array indices, e.g. body.value=7 or body.payload.productID=p-1042; the member's value as text must match (* is a glob). A truncated body matches no body filter. docs/mock.md § Request journal."
               }
             },
             "/__admin/echo": {
@@ -1969,7 +2288,7 @@ enum OpenAPIDocument {
                   "type": "string",
                   "minLength": 1
                 },
-                "description": "Route pattern ([METHOD ]/path, * matches anything) → spec in the X-Flow-Mock syntax; first match wins."
+                "description": "Route pattern ([METHOD ]/path, * matches anything) → spec in the X-Flow-Mock syntax; first match wins. A pattern's method, when given, is one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS."
               },
               "Faults": {
                 "type": "object",
@@ -2008,6 +2327,9 @@ enum OpenAPIDocument {
                   },
                   "actions": {
                     "type": "integer"
+                  },
+                  "faults": {
+                    "$ref": "#/components/schemas/FaultRules"
                   }
                 },
                 "required": [
@@ -2071,6 +2393,17 @@ enum OpenAPIDocument {
                   "detail": {
                     "type": "string",
                     "description": "A 404's near miss: Did you mean …?"
+                  },
+                  "body": {
+                    "description": "The request body's first mock.journalBodyBytes bytes: JSON as JSON (when not truncated), other UTF-8 text as a string; absent without a body."
+                  },
+                  "bodyBase64": {
+                    "type": "string",
+                    "description": "A body that is not UTF-8 text, base64."
+                  },
+                  "bodyTruncated": {
+                    "type": "boolean",
+                    "description": "True when body holds only the first mock.journalBodyBytes bytes."
                   }
                 },
                 "required": [

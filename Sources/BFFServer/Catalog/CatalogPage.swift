@@ -15,6 +15,8 @@ public struct CatalogPage: Sendable {
     public var file: String
     /// Localized strings for the page's `$l10n:` markers (`server.strings`), when it has any.
     public var strings: LocalizedStrings?
+    /// Documents served instead of this one for matching query parameters (`server.variants`), first match wins.
+    var variants: [PageVariant] = []
 
     public init(
         page: PageModel, pageSize: Int, cacheControl: String, actionNames: [String] = [], file: String = "",
@@ -61,9 +63,22 @@ public struct CatalogPage: Sendable {
     }
 }
 
-/// An api action declared by a page file: `POST /v1/actions/{name}` answers with `response`.
+/// An api action declared by a page file: `POST /v1/actions/{name}` answers with `response`, or with the first of
+/// its ``rules`` whose condition the request meets (pages/README.md § Answers that depend on the request).
 public struct CatalogAction: Sendable {
     public var name: String
     public var pageID: String
+    /// The answer as declared: the only one of a plain action; the default (else the first response) of an action
+    /// with `responses`. Templated strings hold their placeholders.
     public var response: ActionResponse
+    /// The answers in declaration order, first match wins; empty for a plain, untemplated action (`response`).
+    var rules: [ActionRule] = []
+
+    /// Every response it can answer with, placeholders unfilled (for the widgets its answers can bring).
+    var responses: [ActionResponse] {
+        guard !rules.isEmpty else { return [response] }
+        return rules.compactMap {
+            if case .response(let response, _) = $0.answer { response } else { nil }
+        }
+    }
 }

@@ -22,7 +22,7 @@ final class CatalogSnapshot: Sendable {
         }
         self.firstLoads = firstLoads
         var actions: [String: PreparedBody] = [:]
-        for (name, action) in catalog.actions {
+        for (name, action) in catalog.actions where action.rules.isEmpty {
             actions[name] = Representation.prepare(.actionResponse(action.response))
         }
         actionBodies = actions

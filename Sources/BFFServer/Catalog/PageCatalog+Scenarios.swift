@@ -71,6 +71,12 @@ extension PageCatalog {
                         "scenario files declare no actions; declare them in \(pageID).json"))
             }
             guard let page = file.page else { continue }
+            if !page.variants.isEmpty {
+                found.append(
+                    .error(
+                        "scenario_declares_variants", "/server/variants",
+                        "scenario files declare no variants; declare them in \(pageID).json"))
+            }
             found += Self.checkReferences(
                 page.page, actions: [], pages: Set(pages.keys), actionNames: Set(actions.keys))
             guard !found.containsErrors else { continue }

@@ -75,6 +75,7 @@ public struct PageCatalog: Sendable {
         result.addScenarios(
             directory: directory, names: names.filter(CatalogScenario.isScenarioFileName), defaults: defaults,
             catalog: catalog)
+        result.checkVariants()
         return result
     }
 
@@ -96,7 +97,7 @@ public struct PageCatalog: Sendable {
             }
         }
         let declaredPages = Set(files.compactMap { $0.file.page?.page.id })
-        let declaredActions = Set(files.flatMap { $0.file.actions.map(\.name) })
+        let declaredActions = Set(files.flatMap { $0.file.declaredActionNames })
         for (name, file) in files {
             guard let page = file.page else { continue }
             fileDiagnostics[name, default: []].append(
@@ -147,8 +148,18 @@ public struct PageCatalog: Sendable {
         }
         walk(page.footer, at: "/page/footer")
         for action in actions {
-            for (index, effect) in action.response.effects.enumerated() {
+            for (index, effect) in action.response.effects.enumerated() where action.rules.isEmpty {
                 check(effect, at: JSONPointer("/server/actions") / action.name / "effects" / index, widgetID: nil)
+            }
+            for (ruleIndex, rule) in action.rules.enumerated() {
+                guard case .response(let response, _) = rule.answer else { continue }
+                let base =
+                    action.rules.count == 1 && rule.when == nil
+                    ? JSONPointer("/server/actions") / action.name
+                    : JSONPointer("/server/actions") / action.name / "responses" / ruleIndex / "response"
+                for (index, effect) in response.effects.enumerated() {
+                    check(effect, at: base / "effects" / index, widgetID: nil)
+                }
             }
         }
         return diagnostics

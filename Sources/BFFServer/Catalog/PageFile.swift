@@ -6,9 +6,14 @@ import PageModel
 struct PageFile {
     var page: CatalogPage?
     var actions: [CatalogAction] = []
+    /// Every action name the file declares, including those whose answer has errors (so references to them
+    /// report the answer's error, not a missing action).
+    var declaredActionNames: [String] = []
     var diagnostics: [Diagnostic] = []
 
-    static let settingKeys: Set<String> = ["pageSize", "cacheControl", "actions", "strings", "defaultLocale"]
+    static let settingKeys: Set<String> = [
+        "pageSize", "cacheControl", "actions", "strings", "defaultLocale", "variants",
+    ]
 
     init(bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog) {
         let decoder = PageDecoder(catalog: catalog)
@@ -56,6 +61,7 @@ struct PageFile {
         var cacheControl = defaults.cacheControl
         var actionNames: [String] = []
         var strings: LocalizedStrings?  // server.strings (PageFile+Strings.swift)
+        var variants: [PageVariant] = []  // server.variants (PageFile+Matching.swift)
         defer { diagnostics.append(contentsOf: Self.checkMarkers(decodedPage, strings: strings)) }
         if let server {
             guard case .object(let settings) = server else {
@@ -82,10 +88,12 @@ struct PageFile {
                 }
             }
             strings = Self.strings(settings, diagnostics: &diagnostics)
+            variants = Self.variants(settings["variants"], diagnostics: &diagnostics)
             if let declared = settings["actions"] {
                 if case .object(let object) = declared {
                     for member in object.members {
                         let path = JSONPointer("/server/actions") / member.key
+                        declaredActionNames.append(member.key)
                         if let action = Self.action(
                             member.key, member.value, at: path, page: decodedPage, decoder: decoder,
                             validator: validator, diagnostics: &diagnostics)
@@ -102,18 +110,30 @@ struct PageFile {
         page = CatalogPage(
             page: decodedPage, pageSize: pageSize, cacheControl: cacheControl, actionNames: actionNames, file: file,
             strings: strings)
+        page?.variants = variants
     }
 
-    /// Decodes one declared action response and proves its mutations apply cleanly, in order, to the page.
-    static func action(
-        _ name: String, _ value: JSONValue, at path: JSONPointer, page: PageModel, decoder: PageDecoder,
-        validator: PageValidator, diagnostics: inout [Diagnostic]
-    ) -> CatalogAction? {
-        guard ActionName.isValid(name) else {
-            diagnostics.append(
-                .error("invalid_action_name", path, "action names match \(ActionName.pattern), found \"\(name)\""))
-            return nil
+    /// Decodes one declared action response and proves its mutations apply cleanly, in order, to the page. A
+    /// response with placeholders is checked as far as its fixed parts go: the templated strings (and mutations
+    /// targeting a templated id) are checked per request, when filled (PageFile+Matching.swift).
+    static func response(
+        _ value: JSONValue, at path: JSONPointer, page: PageModel, decoder: PageDecoder, validator: PageValidator,
+        diagnostics allDiagnostics: inout [Diagnostic]
+    ) -> (response: ActionResponse, template: ResponseTemplate?)? {
+        var templateErrors: [MatchingError] = []
+        var template = ResponseTemplate.parse(value, errors: &templateErrors)
+        template?.widgets = decoder.catalog
+        for problem in templateErrors {
+            allDiagnostics.append(
+                .error(problem.code, JSONPointer(string: path.string + problem.path.string), problem.message))
         }
+        guard templateErrors.isEmpty else { return nil }
+        let templated = (template?.templatedPaths ?? []).map { path.string + $0.string }
+        func isTemplated(_ pointer: JSONPointer) -> Bool {
+            templated.contains { pointer.string == $0 || pointer.string.hasPrefix($0 + "/") }
+        }
+        var diagnostics: [Diagnostic] = []
+        defer { allDiagnostics += diagnostics.filter { !isTemplated($0.path) } }
         let response: ActionResponse
         do {
             let decoded = try decoder.decodeEnvelope(json: value)
@@ -132,6 +152,8 @@ struct PageFile {
         for (index, mutation) in response.mutations.enumerated() {
             let mutationPath = path / "mutations" / index
             diagnostics.append(contentsOf: validator.validate(mutation, at: mutationPath))
+            if case .replaceWidget = mutation, isTemplated(mutationPath / "id") { continue }
+            if case .removeWidget = mutation, isTemplated(mutationPath / "id") { continue }
             var applyDiagnostics: [Diagnostic] = []
             do {
                 document = try document.applying(mutation, diagnostics: &applyDiagnostics)
@@ -143,7 +165,7 @@ struct PageFile {
                         "\(error.message) of page \"\(page.id)\" (mutations apply in order)"))
             }
         }
-        return CatalogAction(name: name, pageID: page.id, response: response)
+        return (response, template)
     }
 }
 

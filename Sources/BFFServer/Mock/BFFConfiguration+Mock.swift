@@ -22,6 +22,9 @@ extension BFFConfiguration {
         public var sessionIdleSeconds = 3_600.0
         /// Requests kept in the journal ring. Default 1000.
         public var journalCapacity = 1_000
+        /// Bytes of each request body the journal keeps (the rest is dropped and the entry flagged `bodyTruncated`).
+        /// Default 16384.
+        public var journalBodyBytes = 16_384
         /// When set, `/__admin` also answers non-loopback peers that send `Authorization: Bearer <token>`.
         /// Default none (loopback only).
         public var adminToken: String? = nil
@@ -71,6 +74,12 @@ extension ConfigurationKey {
         },
         .integer("mock.journalCapacity", 1_000, 1...1_000_000, "Requests kept in the journal ring (oldest dropped).") {
             $0.mock.journalCapacity = $1
+        },
+        .integer(
+            "mock.journalBodyBytes", 16_384, 0...16_777_216,
+            "Bytes of each request body the journal keeps; longer bodies are cut and flagged bodyTruncated."
+        ) {
+            $0.mock.journalBodyBytes = $1
         },
         ConfigurationKey(
             path: "mock.adminToken", type: .string, defaultValue: "(none: loopback only)",

@@ -19,12 +19,20 @@ public struct FaultRule: Sendable, Hashable {
             method = nil
             path = parts.first ?? ""
         }
+        if let method, !Self.methods.contains(method) {
+            throw FaultSpecError(
+                "unknown method \"\(method)\" in route pattern \"\(pattern)\"; methods: "
+                    + Self.methods.sorted().joined(separator: ", "))
+        }
         guard path.hasPrefix("/") else {
             throw FaultSpecError("route pattern \"\(pattern)\" must be [METHOD ]/path, e.g. /v1/pages/*")
         }
         self.pattern = pattern
         self.spec = spec
     }
+
+    /// The methods a route pattern may name.
+    public static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     public func matches(method: String, path: String) -> Bool {
         if let expected = self.method, expected != method { return false }

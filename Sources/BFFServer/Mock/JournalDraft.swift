@@ -8,7 +8,8 @@ struct JournalDraft: ResponseSentObserver {
     let journal: RequestJournal
     var entry: JournalEntry
 
-    init(_ request: HTTPRequest, journal: RequestJournal) {
+    /// - Parameter bodyLimit: bytes of the body kept (`mock.journalBodyBytes`).
+    init(_ request: HTTPRequest, journal: RequestJournal, bodyLimit: Int = 16_384) {
         self.journal = journal
         let headers = request.headers.map { field in
             (name: field.name, value: field.name.lowercased() == "authorization" ? "(redacted)" : field.value)
@@ -19,6 +20,8 @@ struct JournalDraft: ResponseSentObserver {
             bodyDigest: request.body.isEmpty ? "" : Crypto.hex(Crypto.sha256(request.body).prefix(8)),
             status: 0, session: (try? MockRequestContext.sessionID(request)) ?? nil, scenario: nil, faults: [],
             problemCode: nil, detail: nil)
+        entry.body = Array(request.body.prefix(bodyLimit))
+        entry.bodyTruncated = request.body.count > bodyLimit
     }
 
     /// Records the entry with `status` (0 when a fault sent nothing).

@@ -43,7 +43,12 @@ extension MockLayer {
         router.get("/__admin/sessions/{sessionID}", adminRoute("admin.session", adminSession))
         router.put("/__admin/sessions/{sessionID}", adminRoute("admin.session", adminSetSession))
         router.delete("/__admin/sessions/{sessionID}", adminRoute("admin.session", adminResetSession))
+        router.get("/__admin/sessions/{sessionID}/faults", adminRoute("admin.session.faults", adminSessionFaults))
+        router.put("/__admin/sessions/{sessionID}/faults", adminRoute("admin.session.faults", adminSetSessionFaults))
+        router.delete(
+            "/__admin/sessions/{sessionID}/faults", adminRoute("admin.session.faults", adminResetSessionFaults))
         router.get("/__admin/journal", adminRoute("admin.journal", adminJournal))
+        router.get("/__admin/journal/count", adminRoute("admin.journal.count", adminJournalCount))
         router.delete(
             "/__admin/journal",
             adminRoute("admin.journal") { _ in
@@ -160,6 +165,14 @@ extension MockLayer {
     /// `PUT /__admin/faults` with `{"<[METHOD ]/path*>": "<spec>", …}` replaces the runtime rules (checked
     /// before the configured ones, in body order).
     func adminSetFaults(_ request: HTTPRequest) throws -> HTTPResponse {
+        let rules = try faultRules(request)
+        mock.runtimeRules.withLock { $0 = rules }
+        return adminFaults()
+    }
+
+    /// The rules of a `PUT …/faults` body, in body order; a bad pattern (an unknown method) or spec is a 400
+    /// naming the member.
+    func faultRules(_ request: HTTPRequest) throws -> [FaultRule] {
         guard case .object(let object) = try application.jsonBody(of: request) else {
             throw ProblemDetails.invalidRequest(
                 .root, "The body maps route patterns to specs: {\"/v1/pages/*\": \"latency=200ms\"}.")
@@ -175,8 +188,7 @@ extension MockLayer {
                 throw ProblemDetails.invalidRequest(JSONPointer.root / member.key, error.message)
             }
         }
-        mock.runtimeRules.withLock { $0 = rules }
-        return adminFaults()
+        return rules
     }
 
     // MARK: Sessions
@@ -189,6 +201,9 @@ extension MockLayer {
             "scenarios": .object(scenarios),
             "changedPages": .array(session.changedPageIDs.map { .string($0) }),
             "actions": .number(Double(session.actionCount)),
+            "faults": .object(
+                JSONObject(
+                    session.faultRules.map { JSONObject.Member(key: $0.pattern, value: .string($0.spec.description)) })),
         ]
     }
 
@@ -274,6 +289,35 @@ extension MockLayer {
             path: path.string)
     }
 
+    /// `GET /__admin/sessions/{id}/faults`: the session's own fault rules.
+    func adminSessionFaults(_ request: HTTPRequest) throws -> HTTPResponse {
+        let id = try sessionParameter(request)
+        return Self.adminJSON(["session": .string(id), "faults": Self.sessionJSON(sessionOrEmpty(id))["faults"]!])
+    }
+
+    /// `PUT /__admin/sessions/{id}/faults` with `{"<[METHOD ]/path*>": "<spec>", …}`: replaces the session's own
+    /// fault rules (creating the session); they apply only to requests of that session, before the global rules.
+    func adminSetSessionFaults(_ request: HTTPRequest) throws -> HTTPResponse {
+        let id = try sessionParameter(request)
+        let rules = try faultRules(request)
+        let session = mock.sessions.update(id) { session in
+            session.faultRules = rules
+            return session
+        }
+        return Self.adminJSON(["session": .string(id), "faults": Self.sessionJSON(session)["faults"]!])
+    }
+
+    /// `DELETE /__admin/sessions/{id}/faults`: the session's requests follow the global rules again.
+    func adminResetSessionFaults(_ request: HTTPRequest) throws -> HTTPResponse {
+        let id = try sessionParameter(request)
+        if mock.sessions.session(id) != nil { mock.sessions.update(id) { $0.faultRules = [] } }
+        return Self.adminJSON(["session": .string(id), "faults": .object(JSONObject())])
+    }
+
+    private func sessionOrEmpty(_ id: String) -> MockSession {
+        mock.sessions.session(id) ?? MockSession(id: id, createdAt: 0, lastSeen: 0)
+    }
+
     /// `DELETE /__admin/sessions/{id}`: forgets the session; its pages are the files' versions again.
     func adminResetSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let id = try sessionParameter(request)
@@ -282,11 +326,11 @@ extension MockLayer {
 
     // MARK: Journal and echo
 
-    /// `GET /__admin/journal?session=&after=&limit=`: recent requests, oldest first.
+    /// `GET /__admin/journal?method=&path=&session=&status=&body.<path>=&after=&limit=`: recent requests that
+    /// pass every filter (``JournalQuery``), oldest first.
     func adminJournal(_ request: HTTPRequest) throws -> HTTPResponse {
-        let after = try Self.countQuery(request, "after").map { UInt64($0) } ?? 0
-        let limit = try Self.countQuery(request, "limit") ?? .max
-        let page = mock.journal.entries(session: request.queryItem("session"), after: after, limit: limit)
+        let query = try JournalQuery(request)
+        let page = mock.journal.entries(matching: query, limit: query.limit)
         return Self.adminJSON([
             "capacity": .number(Double(mock.journal.capacity)),
             "count": .number(Double(mock.journal.count)),
@@ -296,20 +340,16 @@ extension MockLayer {
         ])
     }
 
-    /// A query parameter that is a count (`after`, `limit`): absent → `nil`; given once as 1–18 ASCII digits → its
-    /// value; anything else (`-1`, `1.5`, `+1`, empty, repeated) → 400 `invalid_query`.
-    static func countQuery(_ request: HTTPRequest, _ name: String) throws -> Int? {
-        let values = request.queryItems.filter { $0.name == name }.map(\.value)
-        guard let value = values.first else { return nil }
-        guard values.count == 1, (1...18).contains(value.utf8.count),
-            value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-            let count = Int(value)
-        else {
-            throw ProblemDetails(
-                status: 400, code: "invalid_query", title: "Invalid query parameter",
-                detail: "\(name) is given at most once, as a whole number 0–999999999999999999.")
-        }
-        return count
+    /// `GET /__admin/journal/count?<filters>`: how many journaled requests pass the filters (a UI test's
+    /// "verify"), with the journal's counters so a test can tell that none were dropped.
+    func adminJournalCount(_ request: HTTPRequest) throws -> HTTPResponse {
+        let query = try JournalQuery(request, allowsLimit: false)
+        let page = mock.journal.entries(matching: query)
+        return Self.adminJSON([
+            "count": .number(Double(page.entries.count)),
+            "recorded": .number(Double(page.recorded)),
+            "dropped": .number(Double(page.dropped)),
+        ])
     }
 
     static func entryJSON(_ entry: JournalEntry) -> JSONValue {
@@ -329,6 +369,17 @@ extension MockLayer {
         if let scenario = entry.scenario { object["scenario"] = .string(scenario) }
         if let code = entry.problemCode { object["problem"] = .string(code) }
         if let detail = entry.detail { object["detail"] = .string(detail) }
+        if !entry.body.isEmpty {
+            // JSON bodies as JSON, other UTF-8 text as a string, anything else base64.
+            if !entry.bodyTruncated, let json = try? JSONParser().parse(entry.body) {
+                object["body"] = json
+            } else if let text = String(validating: entry.body, as: UTF8.self) {
+                object["body"] = .string(text)
+            } else {
+                object["bodyBase64"] = .string(Data(entry.body).base64EncodedString())
+            }
+            object["bodyTruncated"] = .bool(entry.bodyTruncated)
+        }
         return .object(object)
     }
 

@@ -24,13 +24,14 @@ final class MockLayer: HTTPResponder {
     /// asks for, is served by the application, and is journaled with what was actually sent.
     func respond(to request: HTTPRequest) -> HTTPReply {
         if request.path.hasPrefix("/__admin/") { return serveAdmin(request) }
-        var draft = JournalDraft(request, journal: mock.journal)
+        var draft = JournalDraft(request, journal: mock.journal, bodyLimit: mock.configuration.journalBodyBytes)
         var decision = FaultDecision()
         do {
             let header = try request.headers[MockRequestContext.simulationHeader].map(FaultSpec.parse)
             let spec = FaultPlan.spec(
                 header: header, method: request.method.rawValue, path: request.path,
-                runtime: mock.runtimeRules.withLock { $0 }, configured: mock.configuration.faults)
+                runtime: sessionRules(of: draft.entry.session) + mock.runtimeRules.withLock { $0 },
+                configured: mock.configuration.faults)
             if let spec, !spec.isNone {
                 decision = mock.plan.decide(counter: mock.counter.add(1, ordering: .relaxed).oldValue, spec: spec)
             }
@@ -46,6 +47,12 @@ final class MockLayer: HTTPResponder {
         let queue = mock.timerQueue
         let deadline = DispatchTime.now() + .milliseconds(decision.latencyMs)
         return .deferred { promise in queue.asyncAfter(deadline: deadline) { promise.complete(with: reply) } }
+    }
+
+    /// The runtime fault rules of one session (`PUT /__admin/sessions/{id}/faults`), checked before the global ones.
+    private func sessionRules(of session: String?) -> [FaultRule] {
+        guard let session, let rules = mock.sessions.session(session)?.faultRules else { return [] }
+        return rules
     }
 
     /// Serves `request` with the decided fault applied.

@@ -45,6 +45,13 @@ struct MockPageLookup: PageLookup {
             }
             if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
         }
+        // Page variants by query parameter (Matching/PageVariant.swift) come before the session's copy, which
+        // holds the page itself.
+        switch snapshot.variant(of: page, parameters: parameters(of: request)) {
+        case .document(let variant, _)?: return .document(variant, headers: headers)
+        case let source?: return source
+        case nil: break
+        }
         if let document = session?.documents[pageID], document.baseVersion == page.version {
             headers.set("Cache-Control", "private, no-cache")
             return .document(document.page, headers: headers)

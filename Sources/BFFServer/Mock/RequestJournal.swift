@@ -13,6 +13,10 @@ public struct JournalEntry: Sendable {
     public var bodyBytes: Int
     /// First 16 hex digits of the body's SHA-256; empty for an empty body.
     public var bodyDigest: String
+    /// The body's first `mock.journalBodyBytes` bytes.
+    public var body: [UInt8] = []
+    /// True when ``body`` is only the start of the body.
+    public var bodyTruncated = false
     /// The status sent; 0 when a fault sent none (reset, empty).
     public var status: Int
     public var session: String?
@@ -97,4 +101,12 @@ public final class RequestJournal: Sendable {
     }
 
     public var count: Int { ring.withLock { $0.count } }
+
+    /// Entries matching `query`, oldest first, at most `limit` (the newest ones).
+    func entries(matching query: JournalQuery, limit: Int = .max) -> Page {
+        var page = entries(session: query.session, after: query.after)
+        page.entries.removeAll { !query.matches($0) }
+        if page.entries.count > limit { page.entries.removeFirst(page.entries.count - limit) }
+        return page
+    }
 }

@@ -13,6 +13,8 @@ public struct MockSession: Sendable {
     var documents: [String: SessionDocument] = [:]
     /// Api actions this session fired.
     public var actionCount = 0
+    /// Network-simulation rules for this session's requests only, checked before the global runtime rules.
+    public var faultRules: [FaultRule] = []
 
     /// The scenario this session chose for `pageID`, if any.
     public func scenario(for pageID: String) -> String? { scenarios[pageID] ?? scenarios["*"] }

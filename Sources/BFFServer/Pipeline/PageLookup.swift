@@ -49,7 +49,8 @@ struct CatalogLookup: PageLookup {
         throws -> PageSource
     {
         if let registration = application.providers.registration(for: pageID) { return .provider(registration) }
-        return .document(try snapshot.page(pageID))
+        let page = try snapshot.page(pageID)
+        return snapshot.variant(of: page, parameters: parameters(of: request)) ?? .document(page)
     }
 
     func continuation(
@@ -59,7 +60,12 @@ struct CatalogLookup: PageLookup {
             return .provider(registration)
         }
         let page = try snapshot.page(cursor.pageID)
-        guard cursor.version == page.version else { throw ProblemDetails.cursorExpired }
+        guard cursor.version == page.version else {
+            // A cursor issued on a variant (Matching/PageVariant.swift) continues that document.
+            guard let variant = snapshot.variantDocuments(of: page).first(where: { $0.version == cursor.version })
+            else { throw ProblemDetails.cursorExpired }
+            return .document(variant)
+        }
         return .document(page)
     }
 
@@ -69,7 +75,8 @@ struct CatalogLookup: PageLookup {
         if application.providers.registration(for: pageID) != nil {
             return application.providers.latest(pageID).map { [$0] }
         }
-        return [try snapshot.page(pageID)]
+        let page = try snapshot.page(pageID)
+        return [page] + snapshot.variantDocuments(of: page)
     }
 
     func actionAnswered(

@@ -1,0 +1,136 @@
+import PageModel
+
+/// A JSON value whose strings may hold `{{…}}` placeholders filled from the request (pages/README.md §
+/// Templating). Parsed when the page file loads: an unknown placeholder or an unclosed `{{` is a load-time
+/// error with the string's JSON path.
+///
+/// - A string that is exactly one placeholder takes the value's JSON type (`"{{request.value}}"` → `3`);
+///   `{{request.value | text}}` keeps it a string (`"3"`).
+/// - Inside other text a value is inserted as text: strings as they are, integral numbers without a fraction,
+///   objects and arrays as JSON. An absent value inserts nothing (`""` as a whole value).
+/// - `\{{` is a literal `{{` (in a JSON file: `"\\{{"`). Inserted values are never expanded again.
+struct ResponseTemplate: Sendable {
+    indirect enum Node: Sendable {
+        case fixed(JSONValue)
+        case text([Segment])
+        case array([Node])
+        case object([(key: String, node: Node)])
+    }
+
+    enum Segment: Sendable, Hashable {
+        case literal(String)
+        case placeholder(RequestValueName, asText: Bool)
+    }
+
+    let root: Node
+    /// JSON paths (from the template's root) of the strings that hold placeholders.
+    let templatedPaths: [JSONPointer]
+    /// The widget types a filled answer is checked against (the catalog's).
+    var widgets: WidgetCatalog = .standard
+
+    /// `nil` when `value` holds no placeholder (a fixed answer) or has errors.
+    /// - Parameter errors: receives every template error in `value`, each with its path from `value`'s root.
+    static func parse(_ value: JSONValue, errors: inout [MatchingError]) -> ResponseTemplate? {
+        var paths: [JSONPointer] = []
+        let before = errors.count
+        let root = node(value, at: .root, paths: &paths, errors: &errors)
+        guard errors.count == before else { return nil }
+        return paths.isEmpty ? nil : ResponseTemplate(root: root, templatedPaths: paths)
+    }
+
+    /// The JSON with every placeholder filled from `facts`.
+    func render(_ facts: RequestFacts) -> JSONValue { Self.render(root, facts) }
+
+    private static func node(
+        _ value: JSONValue, at path: JSONPointer, paths: inout [JSONPointer], errors: inout [MatchingError]
+    ) -> Node {
+        switch value {
+        case .string(let text):
+            guard text.contains("{{") else { return .fixed(value) }
+            do {
+                let segments = try parseSegments(text)
+                guard segments.contains(where: { if case .placeholder = $0 { true } else { false } }) else {
+                    return .fixed(
+                        .string(segments.map { if case .literal(let part) = $0 { part } else { "" } }.joined()))
+                }
+                paths.append(path)
+                return .text(segments)
+            } catch {
+                errors.append(MatchingError(error.code, error.message, at: path))
+                return .fixed(value)
+            }
+        case .array(let items):
+            let nodes = items.enumerated().map { node($1, at: path / $0, paths: &paths, errors: &errors) }
+            return nodes.allSatisfy { if case .fixed = $0 { true } else { false } } ? .fixed(value) : .array(nodes)
+        case .object(let object):
+            let members = object.members.map {
+                (key: $0.key, node: node($0.value, at: path / $0.key, paths: &paths, errors: &errors))
+            }
+            return members.allSatisfy { if case .fixed = $0.node { true } else { false } }
+                ? .fixed(value) : .object(members)
+        default:
+            return .fixed(value)
+        }
+    }
+
+    /// Splits one string into literal text and placeholders.
+    static func parseSegments(_ text: String) throws(MatchingError) -> [Segment] {
+        var segments: [Segment] = []
+        var literal = ""
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            if rest.hasPrefix("\\{{") {
+                literal += "{{"
+                rest = rest.dropFirst(3)
+            } else if rest.hasPrefix("{{") {
+                guard let close = rest.range(of: "}}") else {
+                    throw MatchingError(
+                        "invalid_template", "\"{{\" without a closing \"}}\"; write \\{{ for a literal {{")
+                }
+                let inside = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
+                let parts = inside.split(separator: "|", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let first = parts.first, !first.isEmpty else {
+                    throw MatchingError("invalid_template", "an empty placeholder {{}}")
+                }
+                var asText = false
+                if parts.count == 2 {
+                    guard parts[1] == "text" else {
+                        throw MatchingError(
+                            "invalid_template",
+                            "unknown filter \"\(parts[1])\" in {{\(inside)}}; the one filter is text")
+                    }
+                    asText = true
+                }
+                if !literal.isEmpty { segments.append(.literal(literal)) }
+                literal = ""
+                segments.append(.placeholder(try RequestValueName(parsing: first), asText: asText))
+                rest = rest[close.upperBound...]
+            } else {
+                literal.append(rest.removeFirst())
+            }
+        }
+        if !literal.isEmpty { segments.append(.literal(literal)) }
+        return segments
+    }
+
+    private static func render(_ node: Node, _ facts: RequestFacts) -> JSONValue {
+        switch node {
+        case .fixed(let value): return value
+        case .array(let nodes): return .array(nodes.map { render($0, facts) })
+        case .object(let members):
+            return .object(JSONObject(members.map { JSONObject.Member(key: $0.key, value: render($0.node, facts)) }))
+        case .text(let segments):
+            if segments.count == 1, case .placeholder(let name, let asText) = segments[0], !asText {
+                return facts.value(name) ?? .string("")
+            }
+            var text = ""
+            for segment in segments {
+                switch segment {
+                case .literal(let part): text += part
+                case .placeholder(let name, _): text += facts.value(name)?.templateText ?? ""
+                }
+            }
+            return .string(text)
+        }
+    }
+}
