@@ -110,6 +110,7 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
+    if configuration.servesPreview { log.write("preview: \(base)/__preview  (docs/preview.md)") }
     log.flush()
     service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
         signal in

@@ -273,6 +273,8 @@ function render(view) {
       for (const w of section.widgets || []) box.append(drawWidget(view, w));
       content.push(box);
     }
+    const widgets = topLevelLists(page).reduce((count, list) => count + list.length, 0);
+    if (widgets === 0) content.push(el("div", "end empty", "empty page (a device shows its empty state)"));
     if (page.pagination?.hasMore) {
       const sentinel = el("div", "loading", "loading more…");
       content.push(sentinel);
@@ -373,8 +375,9 @@ async function poll() {
     for (const entry of journal.entries) {
       journalAfter = Math.max(journalAfter, entry.sequence);
       if (!entry.target.startsWith("/v1/")) continue;
-      const text = entry.method + " " + entry.target + " → " + entry.status + (entry.problem ? " " + entry.problem : "")
-        + " (" + entry.bodyBytes + " bytes sent" + (entry.scenario ? ", scenario " + entry.scenario : "") + ")";
+      const target = entry.target.length > 90 ? entry.target.slice(0, 87) + "…" : entry.target;
+      const text = entry.method + " " + target + " → " + entry.status + (entry.problem ? " " + entry.problem : "")
+        + " (" + entry.bodyBytes + " body bytes" + (entry.scenario ? ", scenario " + entry.scenario : "") + ")";
       list.prepend(el("li", entry.status >= 400 ? "error" : "", text));
     }
     while (list.children.length > 60) list.lastChild.remove();
