@@ -85,7 +85,6 @@ enum PreviewAssets {
             button.w-button.destructive { background: var(--danger); }
             button.w-button.secondary { background: var(--line); color: var(--fg); }
             button.w-button:disabled { opacity: .5; }
-            .w-button button:disabled { opacity: .5; }
             .w-stepper { display: flex; align-items: center; justify-content: space-between; background: var(--card);
               padding: 6px 10px; border-radius: 8px; }
             .w-stepper button { width: 32px; height: 32px; border-radius: 16px; border: 1px solid var(--line);
