@@ -21,7 +21,7 @@ extension ConfigurationKey {
     /// The `preview.*` keys, appended to ``all``.
     static let previewKeys: [ConfigurationKey] = [
         ConfigurationKey(
-            path: "preview.enabled", type: .boolean, defaultValue: "same as `mock.enabled`",
+            path: "preview.enabled", type: .boolean, defaultValue: "(same as mock.enabled)",
             summary: "Serve the browser preview at `/__preview` (docs/preview.md). Also `--preview true|false`."
         ) { (configuration, value) throws(ConfigurationError) in
             guard case .bool(let bool) = value else { throw .wrongType("preview.enabled", .boolean, value) }

@@ -25,7 +25,7 @@ const WIDGETS = {
   "image": {
     required: { url: "string" },
     render(w) {
-      const box = el("div", "img", w.content.alt || "image");
+      const box = el("div", "", w.content.alt || "image");
       box.title = w.content.url;
       if (typeof w.content.aspectRatio === "number" && w.content.aspectRatio > 0) {
         box.style.aspectRatio = String(w.content.aspectRatio);
