@@ -197,6 +197,23 @@ def main():
         check(True, "the requests panel shows POST /v1/actions/cart.setQuantity from the journal")
         driver.save_screenshot(os.path.join(ARTIFACTS, "cart-after-stepper.png"))
 
+        # A tap that opens a bottom sheet loads the other page through the same routes.
+        driver.find_element(By.CSS_SELECTOR, "[data-widget-id='line.p-3307']").click()
+        wait.until(lambda d: d.execute_script(
+            "return !document.getElementById('sheet').hidden && !!document.querySelector('#sheet .page-title')"))
+        sheet_title = driver.execute_script("return document.querySelector('#sheet .page-title').textContent")
+        check(bool(sheet_title), "the list row opened the product page in a bottom sheet: %r" % sheet_title)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-bottom-sheet.png"))
+
+        # The legacy profile (no stepper): the envelope's degradations are listed; dark theme, narrow phone.
+        open_page("?page=cart&profile=legacy&theme=dark&width=320")
+        panel = driver.execute_script("return document.getElementById('diagnostics').textContent")
+        check("widget_replaced" in panel or "widget_generalized" in panel or "widget_dropped" in panel,
+              "legacy client: degradations listed: %r" % panel[:200])
+        check(visible_types().isdisjoint({"stepper"}), "legacy client: no stepper drawn")
+        check(js_errors() == [], "legacy/dark: zero JavaScript errors")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-legacy-dark.png"))
+
         # 4. Live reload: an edited page file shows up without a page load; scroll and widget state stay.
         open_page("?page=cart&width=375")
         driver.find_element(By.CSS_SELECTOR, "[data-widget-id='qty.p-3307'] button.plus").click()

@@ -370,7 +370,8 @@ async function poll() {
     box.textContent = errors.map((d) => d.file + ": " + d.path + ": " + d.code + ": " + d.message).join("\n");
     if (reloadCount !== null && count !== reloadCount) await liveReload();
     reloadCount = count;
-    const journal = await getJSON("/__admin/journal?after=" + journalAfter);
+    const session = choice.session ? "&session=" + encodeURIComponent(choice.session) : "";
+    const journal = await getJSON("/__admin/journal?after=" + journalAfter + session);
     const list = document.getElementById("requests");
     for (const entry of journal.entries) {
       journalAfter = Math.max(journalAfter, entry.sequence);
