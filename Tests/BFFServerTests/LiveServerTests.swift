@@ -338,7 +338,7 @@ import Testing
                     "/metrics",
                     "/openapi.json", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
                     "/__admin/faults", "/__admin/sessions", "/__admin/sessions/{sessionID}", "/__admin/journal",
-                    "/__admin/echo",
+                    "/__admin/echo", "/__preview", "/__preview/{asset}",
                 ])
         }
     }

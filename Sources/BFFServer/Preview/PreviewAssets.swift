@@ -304,7 +304,16 @@ enum PreviewAssets {
                     toast("action " + action.name + " failed: " + error.message);
                     return;
                   }
-                  for (const mutation of answer.mutations || []) applyMutation(view, mutation);
+                  // All or nothing, like PageStore (docs/pagestore.md): the mutations are applied to a copy first.
+                  const draft = { page: structuredClone(view.page) };
+                  try {
+                    for (const mutation of answer.mutations || []) applyMutation(draft, mutation);
+                  } catch (error) {
+                    note("error", "mutation_failed", action.name + ": " + error.message);
+                    render(view);
+                    return;
+                  }
+                  view.page = draft.page;
                   view.degradations = view.degradations.concat(answer.degradations || []);
                   render(view);
                   for (const effect of answer.effects || []) await run(view, effect, origin);
