@@ -3,728 +3,736 @@
 /// The browser preview's static files, served at `/__preview/{name}` (docs/preview.md).
 enum PreviewAssets {
     static let files: [String: String] = [
-        "index.html": ##"""
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>flow-bff preview</title>
-            <link rel="icon" href="data:,">
-            <link rel="stylesheet" href="/__preview/preview.css">
-            </head>
-            <body>
-            <header class="bar">
-              <a href="/__preview" class="brand">flow-bff preview</a>
-              <form id="controls">
-                <label>client <select name="profile"></select></label>
-                <label>locale <input name="locale" size="6" placeholder="en"></label>
-                <label>scenario <select name="scenario"></select></label>
-                <label>session <input name="session" size="10" placeholder="none"></label>
-                <label>width <select name="width">
-                  <option value="320">320 SE</option><option value="375">375</option>
-                  <option value="390" selected>390</option><option value="430">430 Max</option>
-                </select></label>
-                <label>theme <select name="theme"><option>light</option><option>dark</option></select></label>
-              </form>
-            </header>
-            <main>
-              <nav id="index"></nav>
-              <section id="stage">
-                <div id="reload-error" hidden></div>
-                <div id="phone"><div id="screen"></div><div id="sheet" hidden></div><div id="toasts"></div></div>
-              </section>
-              <aside id="panels">
-                <details open><summary>Diagnostics &amp; degradations</summary><ul id="diagnostics"></ul></details>
-                <details open><summary>Deeplinks</summary><ul id="deeplinks"></ul></details>
-                <details open><summary>Requests (journal)</summary><ol id="requests"></ol></details>
-              </aside>
-            </main>
-            <script src="/__preview/widgets.js"></script>
-            <script src="/__preview/preview.js"></script>
-            </body>
-            </html>
-
-            """##,
-        "preview.css": ##"""
-            /* flow-bff preview: the page chrome and a phone-sized frame. Widgets are styled by their type (.w-<type>). */
-            :root { --bg: #f4f4f6; --fg: #1b1b1f; --card: #fff; --muted: #6b6b76; --accent: #2f5bea; --line: #e1e1e6;
-              --danger: #c62828; --info: #e8f0fe; --warn: #fff4d6; font: 14px/1.4 system-ui, sans-serif; }
-            body.dark { --bg: #141418; --fg: #ececf1; --card: #202027; --muted: #a0a0ab; --accent: #8aa8ff; --line: #34343d;
-              --info: #1d2a44; --warn: #3a3220; }
-            body.dark #phone { border-color: #55555f; }
-            body { margin: 0; background: var(--bg); color: var(--fg); }
-            .bar { display: flex; gap: 16px; align-items: center; padding: 8px 16px; border-bottom: 1px solid var(--line); }
-            .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
-            #controls { display: flex; flex-wrap: wrap; gap: 10px; }
-            #controls label { color: var(--muted); font-size: 12px; }
-            main { display: grid; grid-template-columns: 200px auto 1fr; gap: 16px; padding: 16px; }
-            #index a { display: block; padding: 4px 6px; color: var(--accent); text-decoration: none; border-radius: 4px; }
-            #index a.current { background: var(--info); font-weight: 600; }
-            #index .scenario { padding-left: 20px; font-size: 12px; }
-            #index h3 { font-size: 12px; text-transform: uppercase; color: var(--muted); margin: 12px 0 4px; }
-            #phone { position: relative; width: 390px; height: 760px; border: 10px solid #111; border-radius: 36px;
-              overflow: hidden; background: var(--bg); }
-            #screen { height: 100%; overflow-y: auto; }
-            #sheet { position: absolute; left: 0; right: 0; bottom: 0; max-height: 75%; overflow-y: auto; background: var(--bg);
-              border-radius: 16px 16px 0 0; box-shadow: 0 -4px 24px rgba(0,0,0,.35); }
-            #sheet .close { position: sticky; top: 0; float: right; margin: 6px; }
-            #toasts { position: absolute; left: 12px; right: 12px; bottom: 16px; display: grid; gap: 6px; }
-            .toast { background: #222; color: #fff; padding: 10px 12px; border-radius: 8px; }
-            #reload-error { background: var(--warn); border: 1px solid #d9a400; padding: 8px; margin-bottom: 8px;
-              white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 12px; max-width: 410px; }
-            .page-title { font-size: 20px; font-weight: 700; padding: 14px 14px 4px; }
-            .section { margin: 8px 0; }
-            .section-title { font-size: 13px; text-transform: uppercase; color: var(--muted); padding: 8px 14px 2px; }
-            .widget { margin: 6px 12px; }
-            .w-text.headline { font-size: 20px; font-weight: 700; }
-            .w-text.caption { font-size: 12px; color: var(--muted); }
-            .w-image { aspect-ratio: 16 / 9; border-radius: 8px; background: var(--line); display: flex; align-items: center;
-              justify-content: center; color: var(--muted); }
-            button.w-button { display: block; width: calc(100% - 24px); padding: 10px; border: 0; border-radius: 8px;
-              background: var(--accent); color: #fff; font-size: 15px; cursor: pointer; }
-            button.w-button.destructive { background: var(--danger); }
-            button.w-button.secondary { background: var(--line); color: var(--fg); }
-            button.w-button:disabled { opacity: .5; }
-            .w-stepper { display: flex; align-items: center; justify-content: space-between; background: var(--card);
-              padding: 6px 10px; border-radius: 8px; }
-            .w-stepper button { width: 32px; height: 32px; border-radius: 16px; border: 1px solid var(--line);
-              background: var(--card); color: var(--fg); font-size: 18px; }
-            .w-stepper output { display: inline-block; min-width: 28px; text-align: center; font-weight: 600; }
-            .w-accordion { background: var(--card); border-radius: 8px; padding: 4px 0; }
-            .w-accordion > summary { padding: 6px 12px; font-weight: 600; cursor: pointer; }
-            .w-carousel .track { display: flex; gap: 8px; overflow-x: auto; }
-            .w-carousel .track > .widget { flex: 0 0 70%; margin: 0; }
-            .w-banner { padding: 12px; border-radius: 10px; background: var(--info); }
-            .w-banner.warning { background: var(--warn); }
-            .w-banner .title, .w-list_row .title, .w-product_card .title, .w-empty_state .title { font-weight: 600; }
-            .subtitle { color: var(--muted); font-size: 13px; }
-            .w-list_row { display: flex; gap: 10px; align-items: center; background: var(--card); padding: 8px 10px;
-              border-radius: 8px; }
-            .w-list_row .thumb { width: 40px; height: 40px; border-radius: 6px; background: var(--line); flex: none; }
-            .w-list_row .body { flex: 1; }
-            .w-product_card { background: var(--card); border-radius: 10px; padding: 10px; }
-            .w-product_card .thumb { height: 90px; border-radius: 6px; background: var(--line); margin-bottom: 6px; }
-            .w-product_card .badge { float: right; background: var(--accent); color: #fff; border-radius: 10px; padding: 0 8px;
-              font-size: 11px; }
-            .w-key_value { display: flex; justify-content: space-between; }
-            .w-key_value .label { color: var(--muted); }
-            .w-empty_state { text-align: center; padding: 24px; }
-            .w-divider { border-top: 1px solid var(--line); }
-            .placeholder { border: 1px dashed var(--danger); color: var(--danger); padding: 8px; border-radius: 6px;
-              font-size: 12px; background: repeating-linear-gradient(45deg, transparent 0 6px, rgba(198,40,40,.06) 6px 12px); }
-            .tappable { cursor: pointer; }
-            .end, .loading { text-align: center; color: var(--muted); font-size: 12px; padding: 12px; }
-            .problem { color: var(--danger); padding: 14px; }
-            #panels ul, #panels ol { padding-left: 18px; font-size: 12px; }
-            #panels li { margin-bottom: 4px; word-break: break-all; }
-            #panels .error { color: var(--danger); }
-            #panels .warning { color: #a06a00; }
-
-            """##,
-        "preview.js": ##"""
-            // flow-bff preview: the page a device gets, drawn in the browser from the public routes (docs/preview.md).
-            // Pages come from GET /v1/pages/{id} and /next, actions go to POST /v1/actions/{name}; the journal and the
-            // reload count come from /__admin (mock mode). Widgets are drawn by the WIDGETS table in widgets.js.
-            "use strict";
-
-            const query = new URLSearchParams(location.search);
-            const choice = {
-              page: query.get("page") || "", profile: query.get("profile") || "", locale: query.get("locale") || "",
-              scenario: query.get("scenario") || "", session: query.get("session") || "",
-              theme: query.get("theme") || "light", width: query.get("width") || "390",
-            };
-            const pageParameters = {};
-            for (const [name, value] of query) if (name.startsWith("p.")) pageParameters[name.slice(2)] = value;
-
-            // What tests and curious authors can read: window.flowPreview.
-            const preview = { ready: false, errors: [], renders: 0, reloads: 0, catalog: null, views: {} };
-            window.flowPreview = preview;
-            window.addEventListener("error", (event) => preview.errors.push(String(event.message)));
-            window.addEventListener("unhandledrejection", (event) => preview.errors.push(String(event.reason)));
-
-            const widgetState = new Map(); // widget id → {value, expanded}: kept across pagination, mutations and reloads
-            const diagnostics = [];
-
-            function requestHeaders(extra) {
-              const headers = Object.assign({ "Accept": "application/json" }, extra || {});
-              const profile = (preview.catalog?.profiles || []).find((p) => p.name === choice.profile);
-              if (profile) headers["X-Flow-Client"] = profile.header;
-              if (choice.locale) headers["Accept-Language"] = choice.locale;
-              if (choice.scenario) headers["X-Flow-Scenario"] = choice.scenario;
-              if (choice.session) headers["X-Flow-Session"] = choice.session;
-              return headers;
-            }
-
-            async function getJSON(url, options) {
-              const response = await fetch(url, options);
-              const text = await response.text();
-              let body = null;
-              try { body = text ? JSON.parse(text) : null; } catch (error) { body = { detail: text }; }
-              if (!response.ok) {
-                const problem = body || {};
-                throw new Error(response.status + " " + (problem.code || "") + ": " + (problem.detail || problem.title || ""));
-              }
-              return body;
-            }
-
-            // MARK: documents and mutations (contract § 9.2)
-
-            function topLevelLists(page) {
-              const lists = [page.header || []];
-              for (const section of page.sections || []) lists.push(section.widgets || []);
-              lists.push(page.footer || []);
-              return lists;
-            }
-
-            function locate(page, id) {
-              for (const list of topLevelLists(page)) {
-                const index = list.findIndex((w) => w.id === id);
-                if (index >= 0) return { list, index };
-              }
-              const search = (list) => {
-                for (const w of list) {
-                  const children = w.children || [];
-                  const index = children.findIndex((child) => child.id === id);
-                  if (index >= 0) return { list: children, index };
-                  const found = search(children);
-                  if (found) return found;
-                }
-                return null;
-              };
-              for (const list of topLevelLists(page)) {
-                const found = search(list);
-                if (found) return found;
-              }
-              return null;
-            }
-
-            function applyMutation(view, mutation) {
-              const page = view.page;
-              switch (mutation.type) {
-                case "replacePage":
-                  view.page = mutation.page;
-                  break;
-                case "appendSections":
-                  page.sections = (page.sections || []).concat(mutation.sections || []);
-                  break;
-                case "prependSections":
-                  page.sections = (mutation.sections || []).concat(page.sections || []);
-                  break;
-                case "replaceWidget": {
-                  const at = locate(page, mutation.id);
-                  if (!at) throw new Error("mutation_target_not_found: " + mutation.id);
-                  const widget = Object.assign({ id: mutation.id }, mutation.widget);
-                  at.list[at.index] = widget;
-                  break;
-                }
-                case "removeWidget": {
-                  const at = locate(page, mutation.id);
-                  if (!at) throw new Error("mutation_target_not_found: " + mutation.id);
-                  at.list.splice(at.index, 1);
-                  break;
-                }
-                default:
-                  note("warning", "unknown_mutation_type", mutation.type);
-              }
-            }
-
-            // MARK: loading
-
-            function pageURL(pageID, parameters) {
-              const search = new URLSearchParams(parameters || {}).toString();
-              return "/v1/pages/" + encodeURIComponent(pageID) + (search ? "?" + search : "");
-            }
-
-            async function loadView(view, keepSections) {
-              const envelope = await getJSON(pageURL(view.pageID, view.parameters), { headers: requestHeaders() });
-              view.page = envelope.page;
-              view.degradations = envelope.degradations || [];
-              // A live reload loads as many chunks as were shown, so the scroll position survives.
-              for (let round = 0; round < 100 && keepSections && view.page.pagination?.hasMore
-                && (view.page.sections || []).length < keepSections; round++) {
-                await loadNext(view, false);
-              }
-              view.problem = null;
-            }
-
-            async function loadNext(view, draw = true) {
-              const pagination = view.page?.pagination;
-              if (!pagination?.hasMore || view.loading) return;
-              view.loading = true;
-              try {
-                const url = "/v1/pages/" + encodeURIComponent(view.pageID) + "/next?postback="
-                  + encodeURIComponent(pagination.postback);
-                const envelope = await getJSON(url, { headers: requestHeaders() });
-                view.page.sections = (view.page.sections || []).concat(envelope.sections || []);
-                view.page.pagination = envelope.pagination || { hasMore: false };
-                view.degradations = view.degradations.concat(envelope.degradations || []);
-              } catch (error) {
-                view.page.pagination = { hasMore: false };
-                toast("next page failed: " + error.message);
-              } finally {
-                view.loading = false;
-              }
-              if (draw) render(view);
-            }
-
-            // MARK: actions (contract § 8)
-
-            function newIdempotencyKey() {
-              return globalThis.crypto?.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random();
-            }
-
-            async function fire(view, widget, event, value) {
-              const action = widget.actions?.[event];
-              if (action) await run(view, action, { widget, event, value });
-            }
-
-            async function run(view, action, origin) {
-              switch (action.type) {
-                case "toast": toast(action.message); break;
-                case "dismiss": closeSheet(); break;
-                case "deeplink": deeplink(action.url); break;
-                case "refresh_page":
-                  widgetState.clear();
-                  await loadView(view);
-                  render(view);
-                  break;
-                case "open_bottom_sheet": await openSheet(action.pageID, action.parameters || {}); break;
-                case "api": {
-                  const body = { pageID: view.pageID, widgetID: origin.widget.id, event: origin.event };
-                  if (origin.value !== undefined) body.value = origin.value;
-                  if (action.payload !== undefined) body.payload = action.payload;
-                  let answer;
-                  try {
-                    answer = await getJSON("/v1/actions/" + encodeURIComponent(action.name), {
-                      method: "POST", body: JSON.stringify(body),
-                      headers: requestHeaders({ "Content-Type": "application/json", "Idempotency-Key": newIdempotencyKey() }),
-                    });
-                  } catch (error) {
-                    toast("action " + action.name + " failed: " + error.message);
-                    return;
-                  }
-                  // All or nothing, like PageStore (docs/pagestore.md): the mutations are applied to a copy first.
-                  const draft = { page: structuredClone(view.page) };
-                  try {
-                    for (const mutation of answer.mutations || []) applyMutation(draft, mutation);
-                  } catch (error) {
-                    note("error", "mutation_failed", action.name + ": " + error.message);
-                    render(view);
-                    return;
-                  }
-                  view.page = draft.page;
-                  view.degradations = view.degradations.concat(answer.degradations || []);
-                  render(view);
-                  for (const effect of answer.effects || []) await run(view, effect, origin);
-                  break;
-                }
-                default: note("warning", "unknown_action_type", action.type);
-              }
-            }
-
-            function toast(message) {
-              const node = el("div", "toast", message);
-              document.getElementById("toasts").append(node);
-              setTimeout(() => node.remove(), 3000);
-            }
-
-            function deeplink(url) {
-              const item = el("li", "", url);
-              document.getElementById("deeplinks").append(item);
-              toast("deeplink " + url);
-            }
-
-            async function openSheet(pageID, parameters) {
-              const view = { pageID, parameters, node: document.getElementById("sheet"), degradations: [] };
-              preview.views.sheet = view;
-              view.node.hidden = false;
-              try { await loadView(view); } catch (error) { view.problem = error.message; }
-              render(view);
-            }
-
-            function closeSheet() {
-              const node = document.getElementById("sheet");
-              node.hidden = true;
-              node.replaceChildren();
-              delete preview.views.sheet;
-            }
-
-            // MARK: drawing
-
-            function stateOf(id, key, initial) {
-              const entry = widgetState.get(id);
-              return entry && key in entry ? entry[key] : initial;
-            }
-
-            function drawWidget(view, w) {
-              const problem = widgetProblem(w);
-              if (problem) {
-                note("error", problem.startsWith("unknown") ? "unknown_widget_type" : "invalid_content", w.id + ": " + problem);
-                const node = el("div", "widget placeholder", "⚠ " + (w.id || w.type) + " — " + problem);
-                node.dataset.widgetId = w.id || "";
-                return node;
-              }
-              const ctx = {
-                widget: (child) => drawWidget(view, child),
-                fire: (widget, event, value) => fire(view, widget, event, value),
-                state: stateOf,
-                setState(id, key, value, redraw = true) {
-                  widgetState.set(id, Object.assign(widgetState.get(id) || {}, { [key]: value }));
-                  if (redraw) render(view);
-                },
-              };
-              const node = WIDGETS[w.type].render(w, ctx);
-              node.classList.add("widget", "w-" + w.type);
-              node.dataset.widgetId = w.id || "";
-              node.dataset.type = w.type;
-              if (w.actions?.tap && w.type !== "button") {
-                node.classList.add("tappable");
-                node.addEventListener("click", (event) => { event.stopPropagation(); fire(view, w, "tap"); });
-              }
-              return node;
-            }
-
-            function render(view) {
-              const node = view.node;
-              const scroll = node.scrollTop;
-              const content = [];
-              if (view === preview.views.sheet) {
-                const close = el("button", "close", "✕");
-                close.addEventListener("click", closeSheet);
-                content.push(close);
-              }
-              if (view.problem) {
-                content.push(el("div", "problem", view.problem));
-              } else if (view.page) {
-                const page = view.page;
-                if (page.title) content.push(el("div", "page-title", page.title));
-                for (const w of page.header || []) content.push(drawWidget(view, w));
-                for (const section of page.sections || []) {
-                  const box = el("div", "section");
-                  box.dataset.sectionId = section.id || "";
-                  if (section.title) box.append(el("div", "section-title", section.title));
-                  for (const w of section.widgets || []) box.append(drawWidget(view, w));
-                  content.push(box);
-                }
-                const widgets = topLevelLists(page).reduce((count, list) => count + list.length, 0);
-                if (widgets === 0) content.push(el("div", "end empty", "empty page (a device shows its empty state)"));
-                if (page.pagination?.hasMore) {
-                  const sentinel = el("div", "loading", "loading more…");
-                  content.push(sentinel);
-                  view.observer?.disconnect();
-                  const observer = new IntersectionObserver((entries) => {
-                    if (entries.some((entry) => entry.isIntersecting)) { observer.disconnect(); loadNext(view); }
-                  }, { root: node });
-                  observer.observe(sentinel);
-                  view.observer = observer;
-                } else {
-                  content.push(el("div", "end", "end of page"));
-                }
-                for (const w of page.footer || []) content.push(drawWidget(view, w));
-              }
-              node.replaceChildren(...content);
-              node.scrollTop = scroll;
-              preview.renders += 1;
-              drawDiagnostics();
-            }
-
-            function note(severity, code, message) {
-              if (!diagnostics.some((d) => d.code === code && d.message === message)) diagnostics.push({ severity, code, message });
-            }
-
-            function drawDiagnostics() {
-              const list = document.getElementById("diagnostics");
-              const items = diagnostics.map((d) => el("li", d.severity, d.severity + " " + d.code + ": " + d.message));
-              for (const view of Object.values(preview.views)) {
-                for (const d of view.degradations || []) {
-                  items.push(el("li", "warning", d.code + " " + (d.widgetID || d.sectionID || "") + ": " + (d.reason || "")));
-                }
-              }
-              if (items.length === 0) items.push(el("li", "", "none"));
-              list.replaceChildren(...items);
-            }
-
-            // MARK: index and controls
-
-            function linkFor(changes) {
-              const next = new URLSearchParams();
-              const merged = Object.assign({}, choice, changes);
-              for (const [name, value] of Object.entries(merged)) if (value) next.set(name, value);
-              if (!("page" in changes)) for (const [name, value] of Object.entries(pageParameters)) next.set("p." + name, value);
-              return "/__preview?" + next.toString();
-            }
-
-            function drawIndex(catalog) {
-              const nav = document.getElementById("index");
-              nav.append(el("h3", "", "pages"));
-              for (const page of catalog.pages) {
-                const link = el("a", page.id === choice.page && !choice.scenario ? "current" : "", page.id);
-                link.href = linkFor({ page: page.id, scenario: "" });
-                if (page.source === "provider") link.title = "Swift provider page";
-                nav.append(link);
-                for (const scenario of page.scenarios) {
-                  const sub = el("a", "scenario" + (page.id === choice.page && scenario === choice.scenario ? " current" : ""),
-                    "scenario " + scenario);
-                  sub.href = linkFor({ page: page.id, scenario });
-                  nav.append(sub);
-                }
-              }
-            }
-
-            function drawControls(catalog) {
-              const form = document.getElementById("controls");
-              const profiles = form.elements.profile;
-              profiles.append(new Option("(no X-Flow-Client)", ""));
-              for (const profile of catalog.profiles) profiles.append(new Option(profile.name, profile.name));
-              const scenarios = form.elements.scenario;
-              scenarios.append(new Option("(none)", ""));
-              const page = catalog.pages.find((p) => p.id === choice.page);
-              for (const scenario of page?.scenarios || []) scenarios.append(new Option(scenario, scenario));
-              for (const name of ["profile", "locale", "scenario", "session", "theme", "width"]) {
-                form.elements[name].value = choice[name];
-                form.elements[name].addEventListener("change", () => { location.href = linkFor({ [name]: form.elements[name].value }); });
-              }
-              document.body.classList.toggle("dark", choice.theme === "dark");
-              document.getElementById("phone").style.width = (parseInt(choice.width, 10) || 390) + "px";
-            }
-
-            // MARK: live reload and journal (mock mode: /__admin, polled; docs/preview.md explains why not SSE)
-
-            let reloadCount = null;
-            let journalAfter = 0;
-
-            async function poll() {
-              try {
-                const status = await getJSON("/__admin/status");
-                const count = status.reload.count;
-                const errors = status.reload.diagnostics.filter((d) => d.severity === "error");
-                const box = document.getElementById("reload-error");
-                box.hidden = errors.length === 0;
-                box.textContent = errors.map((d) => d.file + ": " + d.path + ": " + d.code + ": " + d.message).join("\n");
-                if (reloadCount !== null && count !== reloadCount) await liveReload();
-                reloadCount = count;
-                const session = choice.session ? "&session=" + encodeURIComponent(choice.session) : "";
-                const journal = await getJSON("/__admin/journal?after=" + journalAfter + session);
-                const list = document.getElementById("requests");
-                for (const entry of journal.entries) {
-                  journalAfter = Math.max(journalAfter, entry.sequence);
-                  if (!entry.target.startsWith("/v1/")) continue;
-                  const target = entry.target.length > 90 ? entry.target.slice(0, 87) + "…" : entry.target;
-                  const text = entry.method + " " + target + " → " + entry.status + (entry.problem ? " " + entry.problem : "")
-                    + " (" + entry.bodyBytes + " body bytes" + (entry.scenario ? ", scenario " + entry.scenario : "") + ")";
-                  list.prepend(el("li", entry.status >= 400 ? "error" : "", text));
-                }
-                while (list.children.length > 60) list.lastChild.remove();
-              } catch (error) {
-                // The admin API answers loopback only; the page still works without it.
-              }
-              setTimeout(poll, 400);
-            }
-
-            async function liveReload() {
-              for (const view of Object.values(preview.views)) {
-                const shown = (view.page?.sections || []).length;
-                try { await loadView(view, shown); } catch (error) { toast("reload failed: " + error.message); continue; }
-                render(view);
-              }
-              preview.reloads += 1;
-            }
-
-            async function start() {
-              const catalog = await getJSON("/__preview/catalog.json");
-              preview.catalog = catalog;
-              drawIndex(catalog);
-              drawControls(catalog);
-              const screen = document.getElementById("screen");
-              if (!choice.page) {
-                screen.replaceChildren(el("div", "page-title", "Pick a page"),
-                  el("div", "widget", catalog.pages.length + " pages; the envelopes come from /v1/pages/… like a device's."));
-              } else {
-                const view = { pageID: choice.page, parameters: pageParameters, node: screen, degradations: [] };
-                preview.views.main = view;
-                try { await loadView(view); } catch (error) { view.problem = error.message; }
-                render(view);
-              }
-              if (catalog.mock) poll();
-              preview.ready = true;
-            }
-
-            start().catch((error) => { preview.errors.push(String(error)); });
-
-            """##,
-        "widgets.js": ##"""
-            // flow-bff preview: how each widget type of the catalog is drawn. One entry per type of WidgetCatalog.standard
-            // (Sources/PageModel/Catalog/WidgetCatalog.swift); PreviewAssetsTests keeps the keys of this table equal to it.
-            // `required` mirrors the catalog's required content fields and their JSON types; a widget that misses one gets
-            // the placeholder look (like PageStore's outline), and so does a type that is not in the table.
-            "use strict";
-
-            function el(tag, className, text) {
-              const node = document.createElement(tag);
-              if (className) node.className = className;
-              if (text !== undefined && text !== null) node.textContent = String(text);
-              return node;
-            }
-
-            function thumb(className, url) {
-              const node = el("div", className);
-              if (url) node.title = url;
-              return node;
-            }
-
-            const WIDGETS = {
-              "text": {
-                required: { text: "string" },
-                render(w) { return el("div", w.content.style || "", w.content.text); },
-              },
-              "image": {
-                required: { url: "string" },
-                render(w) {
-                  const box = el("div", "", w.content.alt || "image");
-                  box.title = w.content.url;
-                  if (typeof w.content.aspectRatio === "number" && w.content.aspectRatio > 0) {
-                    box.style.aspectRatio = String(w.content.aspectRatio);
-                  }
-                  return box;
-                },
-              },
-              "button": {
-                required: { title: "string" },
-                render(w, ctx) {
-                  const button = el("button", w.content.style || "", w.content.title);
-                  button.disabled = w.content.enabled === false;
-                  button.addEventListener("click", (event) => { event.stopPropagation(); ctx.fire(w, "tap"); });
-                  return button;
-                },
-              },
-              "stepper": {
-                required: { value: "integer" },
-                render(w, ctx) {
-                  const c = w.content;
-                  const value = ctx.state(w.id, "value", c.value);
-                  const min = Number.isInteger(c.min) ? c.min : -Infinity;
-                  const max = Number.isInteger(c.max) ? c.max : Infinity;
-                  const step = Number.isInteger(c.step) && c.step > 0 ? c.step : 1;
-                  const row = el("div");
-                  row.append(el("span", "label", c.label || ""));
-                  const controls = el("span");
-                  const minus = el("button", "minus", "−");
-                  const output = el("output", "", value);
-                  const plus = el("button", "plus", "+");
-                  minus.disabled = value - step < min;
-                  plus.disabled = value + step > max;
-                  const change = (next) => {
-                    ctx.setState(w.id, "value", next);
-                    ctx.fire(w, "change", next);
-                  };
-                  minus.addEventListener("click", () => change(value - step));
-                  plus.addEventListener("click", () => change(value + step));
-                  controls.append(minus, output, plus);
-                  row.append(controls);
-                  return row;
-                },
-              },
-              "accordion": {
-                required: { title: "string" },
-                render(w, ctx) {
-                  const details = el("details");
-                  details.open = ctx.state(w.id, "expanded", w.content.expanded === true);
-                  details.addEventListener("toggle", () => ctx.setState(w.id, "expanded", details.open, false));
-                  details.append(el("summary", "", w.content.title));
-                  for (const child of w.children || []) details.append(ctx.widget(child));
-                  return details;
-                },
-              },
-              "carousel": {
-                required: {},
-                render(w, ctx) {
-                  const box = el("div");
-                  if (w.content.title) box.append(el("div", "title", w.content.title));
-                  const track = el("div", "track");
-                  for (const child of w.children || []) track.append(ctx.widget(child));
-                  box.append(track);
-                  return box;
-                },
-              },
-              "banner": {
-                required: { title: "string" },
-                render(w) {
-                  const box = el("div", w.content.style || "");
-                  box.append(el("div", "title", w.content.title));
-                  if (w.content.subtitle) box.append(el("div", "subtitle", w.content.subtitle));
-                  return box;
-                },
-              },
-              "list_row": {
-                required: { title: "string" },
-                render(w) {
-                  const row = el("div");
-                  row.append(thumb("thumb", w.content.imageURL));
-                  const body = el("div", "body");
-                  body.append(el("div", "title", w.content.title));
-                  if (w.content.subtitle) body.append(el("div", "subtitle", w.content.subtitle));
-                  row.append(body);
-                  if (w.content.trailing) row.append(el("div", "trailing", w.content.trailing));
-                  return row;
-                },
-              },
-              "product_card": {
-                required: { title: "string", price: "string" },
-                render(w) {
-                  const card = el("div");
-                  if (w.content.badge) card.append(el("span", "badge", w.content.badge));
-                  card.append(thumb("thumb", w.content.imageURL), el("div", "title", w.content.title),
-                    el("div", "price", w.content.price));
-                  return card;
-                },
-              },
-              "key_value": {
-                required: { label: "string", value: "string" },
-                render(w) {
-                  const row = el("div");
-                  row.append(el("span", "label", w.content.label), el("span", "value", w.content.value));
-                  return row;
-                },
-              },
-              "empty_state": {
-                required: { title: "string" },
-                render(w) {
-                  const box = el("div");
-                  box.append(el("div", "title", w.content.title));
-                  if (w.content.message) box.append(el("div", "subtitle", w.content.message));
-                  return box;
-                },
-              },
-              "divider": {
-                required: {},
-                render() { return el("div"); },
-              },
-              "spacer": {
-                required: {},
-                render(w) {
-                  const box = el("div");
-                  box.style.height = (typeof w.content.height === "number" ? w.content.height : 16) + "px";
-                  return box;
-                },
-              },
-            };
-
-            // Why a widget cannot be drawn as its type, or null: the same rules as the contract's decoding (§ 11).
-            function widgetProblem(w) {
-              const spec = WIDGETS[w.type];
-              if (!spec) return "unknown widget type \"" + w.type + "\"";
-              if (typeof w.content !== "object" || w.content === null || Array.isArray(w.content)) {
-                return "invalid content: not an object";
-              }
-              for (const [field, type] of Object.entries(spec.required)) {
-                const value = w.content[field];
-                const ok = type === "integer" ? Number.isInteger(value) : typeof value === type;
-                if (!ok) return "invalid content: " + w.type + " requires " + field + " (" + type + ")";
-              }
-              return null;
-            }
-
-            """##,
+        "index.html": indexHTML,
+        "preview.css": previewCSS,
+        "preview.js": previewJS,
+        "widgets.js": widgetsJS,
     ]
+
+    static let indexHTML = ##"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>flow-bff preview</title>
+        <link rel="icon" href="data:,">
+        <link rel="stylesheet" href="/__preview/preview.css">
+        </head>
+        <body>
+        <header class="bar">
+          <a href="/__preview" class="brand">flow-bff preview</a>
+          <form id="controls">
+            <label>client <select name="profile"></select></label>
+            <label>locale <input name="locale" size="6" placeholder="en"></label>
+            <label>scenario <select name="scenario"></select></label>
+            <label>session <input name="session" size="10" placeholder="none"></label>
+            <label>width <select name="width">
+              <option value="320">320 SE</option><option value="375">375</option>
+              <option value="390" selected>390</option><option value="430">430 Max</option>
+            </select></label>
+            <label>theme <select name="theme"><option>light</option><option>dark</option></select></label>
+          </form>
+        </header>
+        <main>
+          <nav id="index"></nav>
+          <section id="stage">
+            <div id="reload-error" hidden></div>
+            <div id="phone"><div id="screen"></div><div id="sheet" hidden></div><div id="toasts"></div></div>
+          </section>
+          <aside id="panels">
+            <details open><summary>Diagnostics &amp; degradations</summary><ul id="diagnostics"></ul></details>
+            <details open><summary>Deeplinks</summary><ul id="deeplinks"></ul></details>
+            <details open><summary>Requests (journal)</summary><ol id="requests"></ol></details>
+          </aside>
+        </main>
+        <script src="/__preview/widgets.js"></script>
+        <script src="/__preview/preview.js"></script>
+        </body>
+        </html>
+
+        """##
+
+    static let previewCSS = ##"""
+        /* flow-bff preview: the page chrome and a phone-sized frame. Widgets are styled by their type (.w-<type>). */
+        :root { --bg: #f4f4f6; --fg: #1b1b1f; --card: #fff; --muted: #6b6b76; --accent: #2f5bea; --line: #e1e1e6;
+          --danger: #c62828; --info: #e8f0fe; --warn: #fff4d6; font: 14px/1.4 system-ui, sans-serif; }
+        body.dark { --bg: #141418; --fg: #ececf1; --card: #202027; --muted: #a0a0ab; --accent: #8aa8ff; --line: #34343d;
+          --info: #1d2a44; --warn: #3a3220; }
+        body.dark #phone { border-color: #55555f; }
+        body { margin: 0; background: var(--bg); color: var(--fg); }
+        .bar { display: flex; gap: 16px; align-items: center; padding: 8px 16px; border-bottom: 1px solid var(--line); }
+        .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
+        #controls { display: flex; flex-wrap: wrap; gap: 10px; }
+        #controls label { color: var(--muted); font-size: 12px; }
+        main { display: grid; grid-template-columns: 200px auto 1fr; gap: 16px; padding: 16px; }
+        #index a { display: block; padding: 4px 6px; color: var(--accent); text-decoration: none; border-radius: 4px; }
+        #index a.current { background: var(--info); font-weight: 600; }
+        #index .scenario { padding-left: 20px; font-size: 12px; }
+        #index h3 { font-size: 12px; text-transform: uppercase; color: var(--muted); margin: 12px 0 4px; }
+        #phone { position: relative; width: 390px; height: 760px; border: 10px solid #111; border-radius: 36px;
+          overflow: hidden; background: var(--bg); }
+        #screen { height: 100%; overflow-y: auto; }
+        #sheet { position: absolute; left: 0; right: 0; bottom: 0; max-height: 75%; overflow-y: auto; background: var(--bg);
+          border-radius: 16px 16px 0 0; box-shadow: 0 -4px 24px rgba(0,0,0,.35); }
+        #sheet .close { position: sticky; top: 0; float: right; margin: 6px; }
+        #toasts { position: absolute; left: 12px; right: 12px; bottom: 16px; display: grid; gap: 6px; }
+        .toast { background: #222; color: #fff; padding: 10px 12px; border-radius: 8px; }
+        #reload-error { background: var(--warn); border: 1px solid #d9a400; padding: 8px; margin-bottom: 8px;
+          white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 12px; max-width: 410px; }
+        .page-title { font-size: 20px; font-weight: 700; padding: 14px 14px 4px; }
+        .section { margin: 8px 0; }
+        .section-title { font-size: 13px; text-transform: uppercase; color: var(--muted); padding: 8px 14px 2px; }
+        .widget { margin: 6px 12px; }
+        .w-text.headline { font-size: 20px; font-weight: 700; }
+        .w-text.caption { font-size: 12px; color: var(--muted); }
+        .w-image { aspect-ratio: 16 / 9; border-radius: 8px; background: var(--line); display: flex; align-items: center;
+          justify-content: center; color: var(--muted); }
+        button.w-button { display: block; width: calc(100% - 24px); padding: 10px; border: 0; border-radius: 8px;
+          background: var(--accent); color: #fff; font-size: 15px; cursor: pointer; }
+        button.w-button.destructive { background: var(--danger); }
+        button.w-button.secondary { background: var(--line); color: var(--fg); }
+        button.w-button:disabled { opacity: .5; }
+        .w-stepper { display: flex; align-items: center; justify-content: space-between; background: var(--card);
+          padding: 6px 10px; border-radius: 8px; }
+        .w-stepper button { width: 32px; height: 32px; border-radius: 16px; border: 1px solid var(--line);
+          background: var(--card); color: var(--fg); font-size: 18px; }
+        .w-stepper output { display: inline-block; min-width: 28px; text-align: center; font-weight: 600; }
+        .w-accordion { background: var(--card); border-radius: 8px; padding: 4px 0; }
+        .w-accordion > summary { padding: 6px 12px; font-weight: 600; cursor: pointer; }
+        .w-carousel .track { display: flex; gap: 8px; overflow-x: auto; }
+        .w-carousel .track > .widget { flex: 0 0 70%; margin: 0; }
+        .w-banner { padding: 12px; border-radius: 10px; background: var(--info); }
+        .w-banner.warning { background: var(--warn); }
+        .w-banner .title, .w-list_row .title, .w-product_card .title, .w-empty_state .title { font-weight: 600; }
+        .subtitle { color: var(--muted); font-size: 13px; }
+        .w-list_row { display: flex; gap: 10px; align-items: center; background: var(--card); padding: 8px 10px;
+          border-radius: 8px; }
+        .w-list_row .thumb { width: 40px; height: 40px; border-radius: 6px; background: var(--line); flex: none; }
+        .w-list_row .body { flex: 1; }
+        .w-product_card { background: var(--card); border-radius: 10px; padding: 10px; }
+        .w-product_card .thumb { height: 90px; border-radius: 6px; background: var(--line); margin-bottom: 6px; }
+        .w-product_card .badge { float: right; background: var(--accent); color: #fff; border-radius: 10px; padding: 0 8px;
+          font-size: 11px; }
+        .w-key_value { display: flex; justify-content: space-between; }
+        .w-key_value .label { color: var(--muted); }
+        .w-empty_state { text-align: center; padding: 24px; }
+        .w-divider { border-top: 1px solid var(--line); }
+        .placeholder { border: 1px dashed var(--danger); color: var(--danger); padding: 8px; border-radius: 6px;
+          font-size: 12px; background: repeating-linear-gradient(45deg, transparent 0 6px, rgba(198,40,40,.06) 6px 12px); }
+        .tappable { cursor: pointer; }
+        .end, .loading { text-align: center; color: var(--muted); font-size: 12px; padding: 12px; }
+        .problem { color: var(--danger); padding: 14px; }
+        #panels ul, #panels ol { padding-left: 18px; font-size: 12px; }
+        #panels li { margin-bottom: 4px; word-break: break-all; }
+        #panels .error { color: var(--danger); }
+        #panels .warning { color: #a06a00; }
+
+        """##
+
+    static let previewJS = ##"""
+        // flow-bff preview: the page a device gets, drawn in the browser from the public routes (docs/preview.md).
+        // Pages come from GET /v1/pages/{id} and /next, actions go to POST /v1/actions/{name}; the journal and the
+        // reload count come from /__admin (mock mode). Widgets are drawn by the WIDGETS table in widgets.js.
+        "use strict";
+
+        const query = new URLSearchParams(location.search);
+        const choice = {
+          page: query.get("page") || "", profile: query.get("profile") || "", locale: query.get("locale") || "",
+          scenario: query.get("scenario") || "", session: query.get("session") || "",
+          theme: query.get("theme") || "light", width: query.get("width") || "390",
+        };
+        const pageParameters = {};
+        for (const [name, value] of query) if (name.startsWith("p.")) pageParameters[name.slice(2)] = value;
+
+        // What tests and curious authors can read: window.flowPreview.
+        const preview = { ready: false, errors: [], renders: 0, reloads: 0, catalog: null, views: {} };
+        window.flowPreview = preview;
+        window.addEventListener("error", (event) => preview.errors.push(String(event.message)));
+        window.addEventListener("unhandledrejection", (event) => preview.errors.push(String(event.reason)));
+
+        const widgetState = new Map(); // widget id → {value, expanded}: kept across pagination, mutations and reloads
+        const diagnostics = [];
+
+        function requestHeaders(extra) {
+          const headers = Object.assign({ "Accept": "application/json" }, extra || {});
+          const profile = (preview.catalog?.profiles || []).find((p) => p.name === choice.profile);
+          if (profile) headers["X-Flow-Client"] = profile.header;
+          if (choice.locale) headers["Accept-Language"] = choice.locale;
+          if (choice.scenario) headers["X-Flow-Scenario"] = choice.scenario;
+          if (choice.session) headers["X-Flow-Session"] = choice.session;
+          return headers;
+        }
+
+        async function getJSON(url, options) {
+          const response = await fetch(url, options);
+          const text = await response.text();
+          let body = null;
+          try { body = text ? JSON.parse(text) : null; } catch (error) { body = { detail: text }; }
+          if (!response.ok) {
+            const problem = body || {};
+            throw new Error(response.status + " " + (problem.code || "") + ": " + (problem.detail || problem.title || ""));
+          }
+          return body;
+        }
+
+        // MARK: documents and mutations (contract § 9.2)
+
+        function topLevelLists(page) {
+          const lists = [page.header || []];
+          for (const section of page.sections || []) lists.push(section.widgets || []);
+          lists.push(page.footer || []);
+          return lists;
+        }
+
+        function locate(page, id) {
+          for (const list of topLevelLists(page)) {
+            const index = list.findIndex((w) => w.id === id);
+            if (index >= 0) return { list, index };
+          }
+          const search = (list) => {
+            for (const w of list) {
+              const children = w.children || [];
+              const index = children.findIndex((child) => child.id === id);
+              if (index >= 0) return { list: children, index };
+              const found = search(children);
+              if (found) return found;
+            }
+            return null;
+          };
+          for (const list of topLevelLists(page)) {
+            const found = search(list);
+            if (found) return found;
+          }
+          return null;
+        }
+
+        function applyMutation(view, mutation) {
+          const page = view.page;
+          switch (mutation.type) {
+            case "replacePage":
+              view.page = mutation.page;
+              break;
+            case "appendSections":
+              page.sections = (page.sections || []).concat(mutation.sections || []);
+              break;
+            case "prependSections":
+              page.sections = (mutation.sections || []).concat(page.sections || []);
+              break;
+            case "replaceWidget": {
+              const at = locate(page, mutation.id);
+              if (!at) throw new Error("mutation_target_not_found: " + mutation.id);
+              const widget = Object.assign({ id: mutation.id }, mutation.widget);
+              at.list[at.index] = widget;
+              break;
+            }
+            case "removeWidget": {
+              const at = locate(page, mutation.id);
+              if (!at) throw new Error("mutation_target_not_found: " + mutation.id);
+              at.list.splice(at.index, 1);
+              break;
+            }
+            default:
+              note("warning", "unknown_mutation_type", mutation.type);
+          }
+        }
+
+        // MARK: loading
+
+        function pageURL(pageID, parameters) {
+          const search = new URLSearchParams(parameters || {}).toString();
+          return "/v1/pages/" + encodeURIComponent(pageID) + (search ? "?" + search : "");
+        }
+
+        async function loadView(view, keepSections) {
+          const envelope = await getJSON(pageURL(view.pageID, view.parameters), { headers: requestHeaders() });
+          view.page = envelope.page;
+          view.degradations = envelope.degradations || [];
+          // A live reload loads as many chunks as were shown, so the scroll position survives.
+          for (let round = 0; round < 100 && keepSections && view.page.pagination?.hasMore
+            && (view.page.sections || []).length < keepSections; round++) {
+            await loadNext(view, false);
+          }
+          view.problem = null;
+        }
+
+        async function loadNext(view, draw = true) {
+          const pagination = view.page?.pagination;
+          if (!pagination?.hasMore || view.loading) return;
+          view.loading = true;
+          try {
+            const url = "/v1/pages/" + encodeURIComponent(view.pageID) + "/next?postback="
+              + encodeURIComponent(pagination.postback);
+            const envelope = await getJSON(url, { headers: requestHeaders() });
+            view.page.sections = (view.page.sections || []).concat(envelope.sections || []);
+            view.page.pagination = envelope.pagination || { hasMore: false };
+            view.degradations = view.degradations.concat(envelope.degradations || []);
+          } catch (error) {
+            view.page.pagination = { hasMore: false };
+            toast("next page failed: " + error.message);
+          } finally {
+            view.loading = false;
+          }
+          if (draw) render(view);
+        }
+
+        // MARK: actions (contract § 8)
+
+        function newIdempotencyKey() {
+          return globalThis.crypto?.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random();
+        }
+
+        async function fire(view, widget, event, value) {
+          const action = widget.actions?.[event];
+          if (action) await run(view, action, { widget, event, value });
+        }
+
+        async function run(view, action, origin) {
+          switch (action.type) {
+            case "toast": toast(action.message); break;
+            case "dismiss": closeSheet(); break;
+            case "deeplink": deeplink(action.url); break;
+            case "refresh_page":
+              widgetState.clear();
+              await loadView(view);
+              render(view);
+              break;
+            case "open_bottom_sheet": await openSheet(action.pageID, action.parameters || {}); break;
+            case "api": {
+              const body = { pageID: view.pageID, widgetID: origin.widget.id, event: origin.event };
+              if (origin.value !== undefined) body.value = origin.value;
+              if (action.payload !== undefined) body.payload = action.payload;
+              let answer;
+              try {
+                answer = await getJSON("/v1/actions/" + encodeURIComponent(action.name), {
+                  method: "POST", body: JSON.stringify(body),
+                  headers: requestHeaders({ "Content-Type": "application/json", "Idempotency-Key": newIdempotencyKey() }),
+                });
+              } catch (error) {
+                toast("action " + action.name + " failed: " + error.message);
+                return;
+              }
+              // All or nothing, like PageStore (docs/pagestore.md): the mutations are applied to a copy first.
+              const draft = { page: structuredClone(view.page) };
+              try {
+                for (const mutation of answer.mutations || []) applyMutation(draft, mutation);
+              } catch (error) {
+                note("error", "mutation_failed", action.name + ": " + error.message);
+                render(view);
+                return;
+              }
+              view.page = draft.page;
+              view.degradations = view.degradations.concat(answer.degradations || []);
+              render(view);
+              for (const effect of answer.effects || []) await run(view, effect, origin);
+              break;
+            }
+            default: note("warning", "unknown_action_type", action.type);
+          }
+        }
+
+        function toast(message) {
+          const node = el("div", "toast", message);
+          document.getElementById("toasts").append(node);
+          setTimeout(() => node.remove(), 3000);
+        }
+
+        function deeplink(url) {
+          const item = el("li", "", url);
+          document.getElementById("deeplinks").append(item);
+          toast("deeplink " + url);
+        }
+
+        async function openSheet(pageID, parameters) {
+          const view = { pageID, parameters, node: document.getElementById("sheet"), degradations: [] };
+          preview.views.sheet = view;
+          view.node.hidden = false;
+          try { await loadView(view); } catch (error) { view.problem = error.message; }
+          render(view);
+        }
+
+        function closeSheet() {
+          const node = document.getElementById("sheet");
+          node.hidden = true;
+          node.replaceChildren();
+          delete preview.views.sheet;
+        }
+
+        // MARK: drawing
+
+        function stateOf(id, key, initial) {
+          const entry = widgetState.get(id);
+          return entry && key in entry ? entry[key] : initial;
+        }
+
+        function drawWidget(view, w) {
+          const problem = widgetProblem(w);
+          if (problem) {
+            note("error", problem.startsWith("unknown") ? "unknown_widget_type" : "invalid_content", w.id + ": " + problem);
+            const node = el("div", "widget placeholder", "⚠ " + (w.id || w.type) + " — " + problem);
+            node.dataset.widgetId = w.id || "";
+            return node;
+          }
+          const ctx = {
+            widget: (child) => drawWidget(view, child),
+            fire: (widget, event, value) => fire(view, widget, event, value),
+            state: stateOf,
+            setState(id, key, value, redraw = true) {
+              widgetState.set(id, Object.assign(widgetState.get(id) || {}, { [key]: value }));
+              if (redraw) render(view);
+            },
+          };
+          const node = WIDGETS[w.type].render(w, ctx);
+          node.classList.add("widget", "w-" + w.type);
+          node.dataset.widgetId = w.id || "";
+          node.dataset.type = w.type;
+          if (w.actions?.tap && w.type !== "button") {
+            node.classList.add("tappable");
+            node.addEventListener("click", (event) => { event.stopPropagation(); fire(view, w, "tap"); });
+          }
+          return node;
+        }
+
+        function render(view) {
+          const node = view.node;
+          const scroll = node.scrollTop;
+          const content = [];
+          if (view === preview.views.sheet) {
+            const close = el("button", "close", "✕");
+            close.addEventListener("click", closeSheet);
+            content.push(close);
+          }
+          if (view.problem) {
+            content.push(el("div", "problem", view.problem));
+          } else if (view.page) {
+            const page = view.page;
+            if (page.title) content.push(el("div", "page-title", page.title));
+            for (const w of page.header || []) content.push(drawWidget(view, w));
+            for (const section of page.sections || []) {
+              const box = el("div", "section");
+              box.dataset.sectionId = section.id || "";
+              if (section.title) box.append(el("div", "section-title", section.title));
+              for (const w of section.widgets || []) box.append(drawWidget(view, w));
+              content.push(box);
+            }
+            const widgets = topLevelLists(page).reduce((count, list) => count + list.length, 0);
+            if (widgets === 0) content.push(el("div", "end empty", "empty page (a device shows its empty state)"));
+            if (page.pagination?.hasMore) {
+              const sentinel = el("div", "loading", "loading more…");
+              content.push(sentinel);
+              view.observer?.disconnect();
+              const observer = new IntersectionObserver((entries) => {
+                if (entries.some((entry) => entry.isIntersecting)) { observer.disconnect(); loadNext(view); }
+              }, { root: node });
+              observer.observe(sentinel);
+              view.observer = observer;
+            } else {
+              content.push(el("div", "end", "end of page"));
+            }
+            for (const w of page.footer || []) content.push(drawWidget(view, w));
+          }
+          node.replaceChildren(...content);
+          node.scrollTop = scroll;
+          preview.renders += 1;
+          drawDiagnostics();
+        }
+
+        function note(severity, code, message) {
+          if (!diagnostics.some((d) => d.code === code && d.message === message)) diagnostics.push({ severity, code, message });
+        }
+
+        function drawDiagnostics() {
+          const list = document.getElementById("diagnostics");
+          const items = diagnostics.map((d) => el("li", d.severity, d.severity + " " + d.code + ": " + d.message));
+          for (const view of Object.values(preview.views)) {
+            for (const d of view.degradations || []) {
+              items.push(el("li", "warning", d.code + " " + (d.widgetID || d.sectionID || "") + ": " + (d.reason || "")));
+            }
+          }
+          if (items.length === 0) items.push(el("li", "", "none"));
+          list.replaceChildren(...items);
+        }
+
+        // MARK: index and controls
+
+        function linkFor(changes) {
+          const next = new URLSearchParams();
+          const merged = Object.assign({}, choice, changes);
+          for (const [name, value] of Object.entries(merged)) if (value) next.set(name, value);
+          if (!("page" in changes)) for (const [name, value] of Object.entries(pageParameters)) next.set("p." + name, value);
+          return "/__preview?" + next.toString();
+        }
+
+        function drawIndex(catalog) {
+          const nav = document.getElementById("index");
+          nav.append(el("h3", "", "pages"));
+          for (const page of catalog.pages) {
+            const link = el("a", page.id === choice.page && !choice.scenario ? "current" : "", page.id);
+            link.href = linkFor({ page: page.id, scenario: "" });
+            if (page.source === "provider") link.title = "Swift provider page";
+            nav.append(link);
+            for (const scenario of page.scenarios) {
+              const sub = el("a", "scenario" + (page.id === choice.page && scenario === choice.scenario ? " current" : ""),
+                "scenario " + scenario);
+              sub.href = linkFor({ page: page.id, scenario });
+              nav.append(sub);
+            }
+          }
+        }
+
+        function drawControls(catalog) {
+          const form = document.getElementById("controls");
+          const profiles = form.elements.profile;
+          profiles.append(new Option("(no X-Flow-Client)", ""));
+          for (const profile of catalog.profiles) profiles.append(new Option(profile.name, profile.name));
+          const scenarios = form.elements.scenario;
+          scenarios.append(new Option("(none)", ""));
+          const page = catalog.pages.find((p) => p.id === choice.page);
+          for (const scenario of page?.scenarios || []) scenarios.append(new Option(scenario, scenario));
+          for (const name of ["profile", "locale", "scenario", "session", "theme", "width"]) {
+            form.elements[name].value = choice[name];
+            form.elements[name].addEventListener("change", () => { location.href = linkFor({ [name]: form.elements[name].value }); });
+          }
+          document.body.classList.toggle("dark", choice.theme === "dark");
+          document.getElementById("phone").style.width = (parseInt(choice.width, 10) || 390) + "px";
+        }
+
+        // MARK: live reload and journal (mock mode: /__admin, polled; docs/preview.md explains why not SSE)
+
+        let reloadCount = null;
+        let journalAfter = 0;
+
+        async function poll() {
+          try {
+            const status = await getJSON("/__admin/status");
+            const count = status.reload.count;
+            const errors = status.reload.diagnostics.filter((d) => d.severity === "error");
+            const box = document.getElementById("reload-error");
+            box.hidden = errors.length === 0;
+            box.textContent = errors.map((d) => d.file + ": " + d.path + ": " + d.code + ": " + d.message).join("\n");
+            if (reloadCount !== null && count !== reloadCount) await liveReload();
+            reloadCount = count;
+            const session = choice.session ? "&session=" + encodeURIComponent(choice.session) : "";
+            const journal = await getJSON("/__admin/journal?after=" + journalAfter + session);
+            const list = document.getElementById("requests");
+            for (const entry of journal.entries) {
+              journalAfter = Math.max(journalAfter, entry.sequence);
+              if (!entry.target.startsWith("/v1/")) continue;
+              const target = entry.target.length > 90 ? entry.target.slice(0, 87) + "…" : entry.target;
+              const text = entry.method + " " + target + " → " + entry.status + (entry.problem ? " " + entry.problem : "")
+                + " (" + entry.bodyBytes + " body bytes" + (entry.scenario ? ", scenario " + entry.scenario : "") + ")";
+              list.prepend(el("li", entry.status >= 400 ? "error" : "", text));
+            }
+            while (list.children.length > 60) list.lastChild.remove();
+          } catch (error) {
+            // The admin API answers loopback only; the page still works without it.
+          }
+          setTimeout(poll, 400);
+        }
+
+        async function liveReload() {
+          for (const view of Object.values(preview.views)) {
+            const shown = (view.page?.sections || []).length;
+            try { await loadView(view, shown); } catch (error) { toast("reload failed: " + error.message); continue; }
+            render(view);
+          }
+          preview.reloads += 1;
+        }
+
+        async function start() {
+          const catalog = await getJSON("/__preview/catalog.json");
+          preview.catalog = catalog;
+          drawIndex(catalog);
+          drawControls(catalog);
+          const screen = document.getElementById("screen");
+          if (!choice.page) {
+            screen.replaceChildren(el("div", "page-title", "Pick a page"),
+              el("div", "widget", catalog.pages.length + " pages; the envelopes come from /v1/pages/… like a device's."));
+          } else {
+            const view = { pageID: choice.page, parameters: pageParameters, node: screen, degradations: [] };
+            preview.views.main = view;
+            try { await loadView(view); } catch (error) { view.problem = error.message; }
+            render(view);
+          }
+          if (catalog.mock) poll();
+          preview.ready = true;
+        }
+
+        start().catch((error) => { preview.errors.push(String(error)); });
+
+        """##
+
+    static let widgetsJS = ##"""
+        // flow-bff preview: how each widget type of the catalog is drawn. One entry per type of WidgetCatalog.standard
+        // (Sources/PageModel/Catalog/WidgetCatalog.swift); PreviewAssetsTests keeps the keys of this table equal to it.
+        // `required` mirrors the catalog's required content fields and their JSON types; a widget that misses one gets
+        // the placeholder look (like PageStore's outline), and so does a type that is not in the table.
+        "use strict";
+
+        function el(tag, className, text) {
+          const node = document.createElement(tag);
+          if (className) node.className = className;
+          if (text !== undefined && text !== null) node.textContent = String(text);
+          return node;
+        }
+
+        function thumb(className, url) {
+          const node = el("div", className);
+          if (url) node.title = url;
+          return node;
+        }
+
+        const WIDGETS = {
+          "text": {
+            required: { text: "string" },
+            render(w) { return el("div", w.content.style || "", w.content.text); },
+          },
+          "image": {
+            required: { url: "string" },
+            render(w) {
+              const box = el("div", "", w.content.alt || "image");
+              box.title = w.content.url;
+              if (typeof w.content.aspectRatio === "number" && w.content.aspectRatio > 0) {
+                box.style.aspectRatio = String(w.content.aspectRatio);
+              }
+              return box;
+            },
+          },
+          "button": {
+            required: { title: "string" },
+            render(w, ctx) {
+              const button = el("button", w.content.style || "", w.content.title);
+              button.disabled = w.content.enabled === false;
+              button.addEventListener("click", (event) => { event.stopPropagation(); ctx.fire(w, "tap"); });
+              return button;
+            },
+          },
+          "stepper": {
+            required: { value: "integer" },
+            render(w, ctx) {
+              const c = w.content;
+              const value = ctx.state(w.id, "value", c.value);
+              const min = Number.isInteger(c.min) ? c.min : -Infinity;
+              const max = Number.isInteger(c.max) ? c.max : Infinity;
+              const step = Number.isInteger(c.step) && c.step > 0 ? c.step : 1;
+              const row = el("div");
+              row.append(el("span", "label", c.label || ""));
+              const controls = el("span");
+              const minus = el("button", "minus", "−");
+              const output = el("output", "", value);
+              const plus = el("button", "plus", "+");
+              minus.disabled = value - step < min;
+              plus.disabled = value + step > max;
+              const change = (next) => {
+                ctx.setState(w.id, "value", next);
+                ctx.fire(w, "change", next);
+              };
+              minus.addEventListener("click", () => change(value - step));
+              plus.addEventListener("click", () => change(value + step));
+              controls.append(minus, output, plus);
+              row.append(controls);
+              return row;
+            },
+          },
+          "accordion": {
+            required: { title: "string" },
+            render(w, ctx) {
+              const details = el("details");
+              details.open = ctx.state(w.id, "expanded", w.content.expanded === true);
+              details.addEventListener("toggle", () => ctx.setState(w.id, "expanded", details.open, false));
+              details.append(el("summary", "", w.content.title));
+              for (const child of w.children || []) details.append(ctx.widget(child));
+              return details;
+            },
+          },
+          "carousel": {
+            required: {},
+            render(w, ctx) {
+              const box = el("div");
+              if (w.content.title) box.append(el("div", "title", w.content.title));
+              const track = el("div", "track");
+              for (const child of w.children || []) track.append(ctx.widget(child));
+              box.append(track);
+              return box;
+            },
+          },
+          "banner": {
+            required: { title: "string" },
+            render(w) {
+              const box = el("div", w.content.style || "");
+              box.append(el("div", "title", w.content.title));
+              if (w.content.subtitle) box.append(el("div", "subtitle", w.content.subtitle));
+              return box;
+            },
+          },
+          "list_row": {
+            required: { title: "string" },
+            render(w) {
+              const row = el("div");
+              row.append(thumb("thumb", w.content.imageURL));
+              const body = el("div", "body");
+              body.append(el("div", "title", w.content.title));
+              if (w.content.subtitle) body.append(el("div", "subtitle", w.content.subtitle));
+              row.append(body);
+              if (w.content.trailing) row.append(el("div", "trailing", w.content.trailing));
+              return row;
+            },
+          },
+          "product_card": {
+            required: { title: "string", price: "string" },
+            render(w) {
+              const card = el("div");
+              if (w.content.badge) card.append(el("span", "badge", w.content.badge));
+              card.append(thumb("thumb", w.content.imageURL), el("div", "title", w.content.title),
+                el("div", "price", w.content.price));
+              return card;
+            },
+          },
+          "key_value": {
+            required: { label: "string", value: "string" },
+            render(w) {
+              const row = el("div");
+              row.append(el("span", "label", w.content.label), el("span", "value", w.content.value));
+              return row;
+            },
+          },
+          "empty_state": {
+            required: { title: "string" },
+            render(w) {
+              const box = el("div");
+              box.append(el("div", "title", w.content.title));
+              if (w.content.message) box.append(el("div", "subtitle", w.content.message));
+              return box;
+            },
+          },
+          "divider": {
+            required: {},
+            render() { return el("div"); },
+          },
+          "spacer": {
+            required: {},
+            render(w) {
+              const box = el("div");
+              box.style.height = (typeof w.content.height === "number" ? w.content.height : 16) + "px";
+              return box;
+            },
+          },
+        };
+
+        // Why a widget cannot be drawn as its type, or null: the same rules as the contract's decoding (§ 11).
+        function widgetProblem(w) {
+          const spec = WIDGETS[w.type];
+          if (!spec) return "unknown widget type \"" + w.type + "\"";
+          if (typeof w.content !== "object" || w.content === null || Array.isArray(w.content)) {
+            return "invalid content: not an object";
+          }
+          for (const [field, type] of Object.entries(spec.required)) {
+            const value = w.content[field];
+            const ok = type === "integer" ? Number.isInteger(value) : typeof value === type;
+            if (!ok) return "invalid content: " + w.type + " requires " + field + " (" + type + ")";
+          }
+          return null;
+        }
+
+        """##
 }
