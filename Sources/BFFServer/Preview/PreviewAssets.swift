@@ -527,7 +527,7 @@ enum PreviewAssets {
           } catch (error) {
             // The admin API answers loopback only; the page still works without it.
           }
-          setTimeout(poll, 400);
+          setTimeout(poll, 250);
         }
 
         async function liveReload() {
