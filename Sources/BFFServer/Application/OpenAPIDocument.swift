@@ -1422,9 +1422,16 @@ enum OpenAPIDocument {
                     "in": "path",
                     "required": true,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "enum": [
+                        "index.html",
+                        "preview.css",
+                        "preview.js",
+                        "widgets.js",
+                        "catalog.json"
+                      ]
                     },
-                    "description": "index.html, preview.css, preview.js, widgets.js or catalog.json"
+                    "description": "A compiled-in file or the index; any other name is 404 unknown_preview_asset."
                   }
                 ],
                 "responses": {
