@@ -23,7 +23,9 @@ extension BFFApplication {
                 guard let response = Self.previewAsset(name) else {
                     throw ProblemDetails(
                         status: 404, code: "unknown_preview_asset", title: "Unknown preview asset",
-                        detail: "The preview has no file \"\(name)\"; it serves \(PreviewAssets.files.keys.sorted()).")
+                        detail:
+                            "The preview has no file \"\(name)\"; it serves \((PreviewAssets.files.keys.sorted() + ["catalog.json"]).joined(separator: ", "))."
+                    )
                 }
                 return .now(response)
             })
