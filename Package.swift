@@ -31,7 +31,9 @@ let package = Package(
         // HTTP/1.1 over sockets and Dispatch. Knows nothing about pages.
         .target(name: "HTTPCore", dependencies: ["CZlib", "CLinux"], swiftSettings: strict),
         // The application: catalog, routes, pagination, actions, mock features.
-        .target(name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], swiftSettings: strict),
+        .target(
+            name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], exclude: ["Preview/web"],
+            swiftSettings: strict),
         // The embedded, headless device client. Never imports the server.
         .target(name: "PageStore", dependencies: ["PageModel"], swiftSettings: strict),
         // The contract-test crawler: drives any server through PageStore over HTTP. Never imports the server.

@@ -9,14 +9,15 @@ let usage = """
     flow-bff \(version) — a backend-for-frontend for server-driven UI
 
     USAGE
-      flow-bff [serve] [--pages DIR] [--config FILE] [--host HOST] [--port PORT]
+      flow-bff [serve] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
       flow-bff check [DIR]
       flow-bff verify (--url URL | --pages DIR) [options]     (see flow-bff verify --help)
       flow-bff --help | --version
 
     COMMANDS
       serve   Serve the pages in DIR (default: pages/ with config/default.json when present).
-              Prints the URL of every page and action. SIGTERM or Ctrl-C shuts down gracefully.
+              Prints the URL of every page and action, and of the browser preview (/__preview,
+              on in mock mode). SIGTERM or Ctrl-C shuts down gracefully.
       check   Lint a pages directory offline with the server's rules. Prints every finding as
               file: JSON-path: severity: code: message. Exit status 1 when there is an error.
       verify  Crawl a server like a device (the embedded PageStore) and report every contract
@@ -46,6 +47,7 @@ func loadConfiguration(_ arguments: CommandLineArguments) -> BFFConfiguration {
     if let pages = arguments.flags["pages"] ?? arguments.positional.first { flags["pages.directory"] = pages }
     if let host = arguments.flags["host"] { flags["server.host"] = host }
     if let port = arguments.flags["port"] { flags["server.port"] = port }
+    if let preview = arguments.flags["preview"] { flags["preview.enabled"] = preview }
     do {
         return try ConfigurationLoader().load(
             files: files, environment: ProcessInfo.processInfo.environment, flags: flags)
@@ -110,6 +112,11 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
+    if configuration.servesPreview {
+        let local = base.replacingOccurrences(of: "://0.0.0.0:", with: "://127.0.0.1:")
+            .replacingOccurrences(of: "://[::]:", with: "://[::1]:")
+        log.write("preview: \(local)/__preview  (the pages in a browser, docs/preview.md)")
+    }
     log.flush()
     service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
         signal in
@@ -137,7 +144,7 @@ do {
     }
     switch arguments.command {
     case "serve":
-        try arguments.check(allowed: ["pages", "config", "host", "port"])
+        try arguments.check(allowed: ["pages", "config", "host", "port", "preview"])
         serve(arguments)
     case "check":
         try arguments.check(allowed: ["pages", "config"])

@@ -88,6 +88,24 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(catalog.pages["good"]?.pageSize == 2)
     }
 
+    @Test func aBrokenPageFileDoesNotBreakThePagesThatOpenIt() throws {
+        let opener =
+            #"[{"id": "s", "widgets": [{"id": "c", "type": "button", "content": {"title": "y"}, "actions": {"tap": {"type": "open_bottom_sheet", "pageID": "sheet"}}}]}]"#
+        let directory = try temporaryPages(["home.json": page("home", sections: opener), "sheet.json": page("sheet")])
+        let first = PageCatalog.load(directory: directory)
+        #expect(first.diagnostics.isEmpty)
+        try Data("{ broken".utf8).write(to: URL(fileURLWithPath: directory + "/sheet.json"))
+        let fresh = PageCatalog.load(directory: directory)
+        #expect(fresh.diagnostics.map(\.file) == ["sheet.json"], "\(fresh.diagnostics.map(\.description))")
+        let merge = fresh.keepingLastGood(from: first)
+        #expect(merge.kept == ["sheet.json"])
+        #expect(merge.catalog.pages["home"]?.version == first.pages["home"]?.version)
+        try FileManager.default.removeItem(atPath: directory + "/sheet.json")
+        #expect(
+            PageCatalog.load(directory: directory).diagnostics.map(\.diagnostic.code) == ["unknown_page_reference"],
+            "a page without a file is unknown")
+    }
+
     @Test func chunksCoverEverySectionOnceAndCostIsPerChunk() throws {
         let sections = (0..<7).map { Section(id: "s\($0)", widgets: [Widget(id: "w\($0)", type: "divider")]) }
         let entry = CatalogPage(page: PageModel(id: "p", sections: sections), pageSize: 3, cacheControl: "no-cache")

@@ -17,6 +17,7 @@ extension BFFApplication {
             route(ContractRoute.openAPI.name) { _, _ in
                 .now(.prepared(OpenAPIDocument.prepared, headers: ["Cache-Control": "no-cache"]))
             })
+        addPreviewRoutes(to: &router)
         return router
     }
 

@@ -84,7 +84,9 @@ public final class BFFApplication: HTTPResponder {
     // MARK: Responder
 
     public func respond(to request: HTTPRequest) throws -> HTTPReply {
-        if let mockLayer { return mockLayer.respond(to: request) }
+        // The preview's own files skip the mock layer (no simulated faults, no journal entries); the page
+        // requests it sends are ordinary /v1 requests and go through it like a device's.
+        if let mockLayer, !request.path.hasPrefix(Self.previewPrefix) { return mockLayer.respond(to: request) }
         return serve(request)
     }
 

@@ -1696,6 +1696,101 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/__preview": {
+              "get": {
+                "operationId": "previewIndex",
+                "tags": [
+                  "preview"
+                ],
+                "summary": "The browser preview (docs/preview.md); served when preview.enabled (default: in mock mode)",
+                "responses": {
+                  "200": {
+                    "description": "The preview page.",
+                    "content": {
+                      "text/html": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "The preview is off (not_found).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/__preview/{asset}": {
+              "get": {
+                "operationId": "previewAsset",
+                "tags": [
+                  "preview"
+                ],
+                "summary": "A file of the browser preview, or catalog.json (pages, scenarios, capability profiles)",
+                "parameters": [
+                  {
+                    "name": "asset",
+                    "in": "path",
+                    "required": true,
+                    "schema": {
+                      "type": "string",
+                      "enum": [
+                        "index.html",
+                        "preview.css",
+                        "preview.js",
+                        "widgets.js",
+                        "catalog.json"
+                      ]
+                    },
+                    "description": "A compiled-in file or the index; any other name is 404 unknown_preview_asset."
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The file.",
+                    "content": {
+                      "text/html": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "text/css": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "text/javascript": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "application/json": {
+                        "schema": {
+                          "type": "object"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "The preview is off (not_found) or has no such file (unknown_preview_asset).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {

@@ -96,7 +96,10 @@ public struct PageCatalog: Sendable {
                 }
             }
         }
-        let declaredPages = Set(files.compactMap { $0.file.page?.page.id })
+        // A page whose file exists but is broken is not an unknown page: its file has its own error, and on a
+        // reload its last good version stays served, so the pages that open it must not be dropped too.
+        let declaredPages = Set(files.compactMap { $0.file.page?.page.id }).union(
+            files.map { String($0.name.dropLast(5)) })
         let declaredActions = Set(files.flatMap { $0.file.declaredActionNames })
         for (name, file) in files {
             guard let page = file.page else { continue }

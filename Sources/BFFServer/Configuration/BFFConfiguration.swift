@@ -12,6 +12,8 @@ public struct BFFConfiguration: Sendable, Hashable {
     public var logging = Logging()
     /// Local mock-backend features (`docs/mock.md`); all off unless ``Mock/enabled``.
     public var mock = Mock()
+    /// The browser preview at `/__preview` (docs/preview.md); on when mock mode is, unless set.
+    public var preview = Preview()
 
     public init() {}
 

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPCore
+import PageModel
+
+/// The browser preview (docs/preview.md): static HTML, CSS and JavaScript compiled into the binary
+/// (``PreviewAssets``) and one JSON index. The page itself is drawn by the browser from the public routes
+/// (`/v1/pages/…`, `/v1/actions/…`), the same pipeline a device uses; nothing here renders a page.
+extension BFFApplication {
+    /// The path prefix of every preview route.
+    static let previewPrefix = "/__preview"
+
+    /// Adds `GET /__preview`, `/__preview/` and `/__preview/{asset}` when ``BFFConfiguration/servesPreview``.
+    func addPreviewRoutes(to router: inout Router) {
+        guard configuration.servesPreview else { return }
+        let index = route("preview.index") { _, _ in .now(Self.previewAsset("index.html")!) }
+        router.get(Self.previewPrefix, index)
+        router.get(Self.previewPrefix + "/", index)
+        router.get(
+            Self.previewPrefix + "/{asset}",
+            route("preview.asset") { request, _ in
+                let name = request.pathParameters["asset"] ?? ""
+                if name == "catalog.json" { return .now(self.previewCatalog()) }
+                guard let response = Self.previewAsset(name) else {
+                    throw ProblemDetails(
+                        status: 404, code: "unknown_preview_asset", title: "Unknown preview asset",
+                        detail:
+                            "The preview has no file \"\(name)\"; it serves \((PreviewAssets.files.keys.sorted() + ["catalog.json"]).joined(separator: ", "))."
+                    )
+                }
+                return .now(response)
+            })
+    }
+
+    /// One compiled-in file, or `nil` for an unknown name.
+    static func previewAsset(_ name: String) -> HTTPResponse? {
+        guard let file = PreviewAssets.files[name] else { return nil }
+        let type =
+            switch name.split(separator: ".").last {
+            case "html": "text/html; charset=utf-8"
+            case "css": "text/css; charset=utf-8"
+            default: "text/javascript; charset=utf-8"
+            }
+        return .bytes(Array(file.utf8), contentType: type, headers: ["Cache-Control": "no-cache"])
+    }
+
+    /// `GET /__preview/catalog.json`: what the preview's index and menus list — every page (file and provider)
+    /// with its scenarios, the capability profiles, and whether the mock backend (journal, live reload) is on.
+    func previewCatalog() -> HTTPResponse {
+        let catalog = self.catalog
+        var pages: [JSONValue] = []
+        let providerIDs = Set(providers.pageIDs)
+        for id in Set(catalog.pageIDs).union(providerIDs).sorted() {
+            let scenarios = catalog.scenarios[id]?.keys.sorted() ?? []
+            pages.append([
+                "id": .string(id),
+                "source": .string(providerIDs.contains(id) ? "provider" : "file"),
+                "scenarios": .array(scenarios.map { .string($0) }),
+            ])
+        }
+        var profiles: [JSONValue] = []
+        if let data = FileManager.default.contents(atPath: configuration.preview.profiles),
+            let loaded = try? CapabilityProfile.load(Array(data))
+        {
+            profiles = loaded.map {
+                ["name": .string($0.name), "description": .string($0.summary), "header": .string($0.header)]
+            }
+        }
+        let body: JSONValue = [
+            "mock": .bool(configuration.mock.enabled),
+            "catalogVersion": .string(catalog.version),
+            "widgetTypes": .array(WidgetCatalog.standard.types.map { .string($0) }),
+            "pages": .array(pages),
+            "profiles": .array(profiles),
+        ]
+        return .json(JSONWriter().write(body), headers: ["Cache-Control": "no-store"])
+    }
+}

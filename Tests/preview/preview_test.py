@@ -1,0 +1,268 @@
+"""The browser preview in headless Chromium (docs/preview.md), driven through chromedriver by selenium.
+
+Starts the built flow-bff on 127.0.0.1 port 0 (mock mode, config/default.json) over a temporary copy of pages/
+plus a widget gallery (one widget of every catalog type, an unknown type and invalid content), then checks:
+every page renders with zero JavaScript errors, every catalog widget type is visible, infinite scroll reaches the
+end of feed, the cart stepper round trip updates the totals, an edited page file shows up without a reload
+(scroll position and stepper state kept), and a broken edit shows the error while the last good page stays.
+Screenshots of each page go to the artifacts directory (argv[2], default .build/preview-screenshots).
+
+Usage: preview_test.py FLOW_BFF_EXECUTABLE [ARTIFACTS_DIR]
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import threading
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+EXECUTABLE = sys.argv[1]
+ARTIFACTS = sys.argv[2] if len(sys.argv) > 2 else ".build/preview-screenshots"
+TIMEOUT = 10  # seconds any one wait may take
+failures = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+def gallery_page(types):
+    """A page with one widget of every catalog type, an unknown type and one invalid widget."""
+    samples = {
+        "text": {"text": "Text", "style": "headline"},
+        "image": {"url": "https://img.example.com/x.jpg", "alt": "An image", "aspectRatio": 2},
+        "button": {"title": "Button"},
+        "stepper": {"value": 1, "label": "Stepper", "min": 0, "max": 3},
+        "accordion": {"title": "Accordion", "expanded": True},
+        "carousel": {"title": "Carousel"},
+        "banner": {"title": "Banner", "subtitle": "subtitle"},
+        "list_row": {"title": "List row", "trailing": "›"},
+        "product_card": {"title": "Product card", "price": "€1.00", "badge": "new"},
+        "key_value": {"label": "Key", "value": "Value"},
+        "empty_state": {"title": "Empty state", "message": "Nothing here"},
+        "divider": {},
+        "spacer": {"height": 8},
+    }
+    widgets = []
+    for kind in types:
+        widget = {"id": "gallery." + kind, "type": kind, "content": samples.get(kind, {})}
+        if kind in ("accordion", "carousel"):
+            widget["children"] = [{"id": kind + ".child", "type": "text", "content": {"text": "child"}}]
+        widgets.append(widget)
+    page = {"id": "gallery", "title": "Widget gallery", "sections": [{"id": "all", "widgets": widgets}]}
+    return {"schemaVersion": 1, "kind": "page", "page": page}
+
+
+def main():
+    pages = tempfile.mkdtemp(prefix="flow-bff-preview-")
+    shutil.copytree("pages", pages, dirs_exist_ok=True)
+    catalog_types = None
+    server = subprocess.Popen(
+        [EXECUTABLE, "serve", "--config", "config/default.json", "--pages", pages, "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    driver = None
+    try:
+        base = None
+        deadline = time.time() + 30
+        while base is None and time.time() < deadline:
+            line = server.stdout.readline()
+            if not line:
+                break
+            match = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
+            if match:
+                base = match.group(1)
+        if base is None:
+            raise SystemExit("flow-bff did not print its URL")
+        # Drain the rest of the server's output so it never blocks on a full pipe.
+        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+
+        catalog = json.load(urllib.request.urlopen(base + "/__preview/catalog.json", timeout=5))
+        catalog_types = catalog["widgetTypes"]
+        with open(os.path.join(pages, "gallery.json"), "w") as gallery:
+            json.dump(gallery_page(catalog_types + ["future_widget"]), gallery)
+
+        options = webdriver.ChromeOptions()
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=1300,900", "--no-proxy-server"]:
+            options.add_argument(argument)
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+        driver = webdriver.Chrome(options=options, service=service)
+        driver.set_page_load_timeout(TIMEOUT)
+        wait = WebDriverWait(driver, TIMEOUT, poll_frequency=0.05)
+        os.makedirs(ARTIFACTS, exist_ok=True)
+
+        def open_page(query):
+            driver.get(base + "/__preview" + query)
+            wait.until(lambda d: d.execute_script("return window.flowPreview && window.flowPreview.ready"))
+
+        def js_errors():
+            errors = driver.execute_script("return window.flowPreview.errors")
+            severe = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
+                      and "img.example.com" not in entry["message"]]
+            return errors + severe
+
+        def visible_types():
+            return set(driver.execute_script(
+                "return [...document.querySelectorAll('#screen [data-type]')]"
+                ".filter(n => n.offsetParent !== null).map(n => n.dataset.type)"))
+
+        # The gallery is picked up by the watcher; wait for it in the catalog.
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            ids = [p["id"] for p in json.load(urllib.request.urlopen(base + "/__preview/catalog.json"))["pages"]]
+            if "gallery" in ids:
+                break
+            time.sleep(0.1)
+        check("gallery" in ids, "the watcher added gallery.json")
+
+        # 1. The index, then every page: zero JavaScript errors, a screenshot each.
+        open_page("")
+        links = driver.execute_script("return [...document.querySelectorAll('#index a')].map(a => a.textContent)")
+        check(set(ids) <= set(links), "the index lists every page: %s" % ids)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "index.png"))
+        seen_types = set()
+        for page_id in ids:
+            open_page("?page=" + page_id)
+            problem = driver.execute_script("return document.querySelector('#screen .problem')?.textContent")
+            check(problem is None, "%s renders (problem: %s)" % (page_id, problem))
+            errors = js_errors()
+            check(errors == [], "%s: zero JavaScript errors %s" % (page_id, errors))
+            seen_types |= visible_types()
+            driver.save_screenshot(os.path.join(ARTIFACTS, page_id + ".png"))
+        check(set(catalog_types) <= seen_types, "every catalog widget type is visible: missing %s"
+              % sorted(set(catalog_types) - seen_types))
+        open_page("?page=gallery")
+        placeholders = driver.execute_script(
+            "return [...document.querySelectorAll('#screen .placeholder')].map(n => n.textContent)")
+        check(any("future_widget" in text for text in placeholders),
+              "an unknown type gets the placeholder: %s" % placeholders)
+        check(driver.execute_script("return document.getElementById('diagnostics').textContent")
+              .find("unknown_widget_type") >= 0, "the diagnostics panel names unknown_widget_type")
+
+        # 2. Infinite scroll reaches the end of feed; the sections equal the server's, chunk by chunk.
+        expected = 0
+        envelope = json.load(urllib.request.urlopen(base + "/v1/pages/feed"))
+        expected += len(envelope["page"]["sections"])
+        pagination = envelope["page"].get("pagination") or {}
+        chunks = 1
+        while pagination.get("hasMore"):
+            envelope = json.load(urllib.request.urlopen(
+                base + "/v1/pages/feed/next?postback=" + urllib.parse.quote(pagination["postback"])))
+            expected += len(envelope["sections"])
+            pagination = envelope.get("pagination") or {}
+            chunks += 1
+        open_page("?page=feed&profile=current")
+        start = time.time()
+        for _ in range(200):
+            if driver.execute_script("return document.querySelector('#screen .end') !== null"):
+                break
+            driver.execute_script("const s = document.getElementById('screen'); s.scrollTop = s.scrollHeight;")
+            time.sleep(0.05)
+        shown = driver.execute_script("return document.querySelectorAll('#screen .section').length")
+        check(shown == expected and chunks > 1,
+              "feed scrolled to its end: %d of %d sections in %d chunks, %.1f s" % (shown, expected, chunks,
+                                                                                   time.time() - start))
+        check(js_errors() == [], "feed: zero JavaScript errors after scrolling")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "feed-end.png"))
+
+        # 3. The cart stepper: an api round trip whose mutations update the totals.
+        open_page("?page=cart&session=preview-test")
+
+        def text_of(widget_id):
+            return driver.execute_script(
+                "return document.querySelector(`[data-widget-id='${arguments[0]}']`)?.textContent", widget_id)
+
+        before = text_of("totals.total")
+        driver.find_element(By.CSS_SELECTOR, "[data-widget-id='qty.p-1042'] button.plus").click()
+        wait.until(lambda d: text_of("totals.total") != before)
+        check("109.10" in text_of("totals.total"), "cart stepper: total %r → %r" % (before, text_of("totals.total")))
+        check("3" in text_of("qty.p-1042"), "the stepper shows its new value: %r" % text_of("qty.p-1042"))
+        wait.until(lambda d: "/v1/actions/cart.setQuantity" in
+                   d.execute_script("return document.getElementById('requests').textContent"))
+        check(True, "the requests panel shows POST /v1/actions/cart.setQuantity from the journal")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-after-stepper.png"))
+
+        # A tap that opens a bottom sheet loads the other page through the same routes.
+        driver.find_element(By.CSS_SELECTOR, "[data-widget-id='line.p-3307']").click()
+        wait.until(lambda d: d.execute_script(
+            "return !document.getElementById('sheet').hidden && !!document.querySelector('#sheet .page-title')"))
+        sheet_title = driver.execute_script("return document.querySelector('#sheet .page-title').textContent")
+        check(bool(sheet_title), "the list row opened the product page in a bottom sheet: %r" % sheet_title)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-bottom-sheet.png"))
+
+        # The legacy profile (no stepper): the envelope's degradations are listed; dark theme, narrow phone.
+        open_page("?page=cart&profile=legacy&theme=dark&width=320")
+        panel = driver.execute_script("return document.getElementById('diagnostics').textContent")
+        check("widget_replaced" in panel or "widget_generalized" in panel or "widget_dropped" in panel,
+              "legacy client: degradations listed: %r" % panel[:200])
+        check(visible_types().isdisjoint({"stepper"}), "legacy client: no stepper drawn")
+        check(js_errors() == [], "legacy/dark: zero JavaScript errors")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-legacy-dark.png"))
+
+        # 4. Live reload: an edited page file shows up without a page load; scroll and widget state stay.
+        open_page("?page=cart&width=375")
+        driver.find_element(By.CSS_SELECTOR, "[data-widget-id='qty.p-3307'] button.plus").click()
+        wait.until(lambda d: "2" in (text_of("qty.p-3307") or ""))
+        driver.execute_script("document.getElementById('screen').scrollTop = 120; window.notReloaded = true;")
+        path = os.path.join(pages, "cart.json")
+        original = open(path).read()
+        edited = original.replace('"title": "Cart"', '"title": "Cart (edited)"', 1)
+        check(edited != original, "the edit changes cart.json")
+        edit_time = time.time()
+        with open(path, "w") as file:
+            file.write(edited)
+        wait.until(lambda d: "Cart (edited)" in d.execute_script(
+            "return document.querySelector('#screen .page-title')?.textContent || ''"))
+        latency = time.time() - edit_time
+        check(latency < 1.0, "the edit appeared within a second: %.2f s" % latency)
+        check(driver.execute_script("return window.notReloaded === true"), "no page load happened")
+        scroll = driver.execute_script("return document.getElementById('screen').scrollTop")
+        check(scroll == 120, "scroll position kept: %s" % scroll)
+        check("2" in text_of("qty.p-3307"), "stepper state kept: %r" % text_of("qty.p-3307"))
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-live-edit.png"))
+
+        # 5. A broken edit: the error is shown in place and the last good page stays.
+        with open(path, "w") as file:
+            file.write(edited.replace('"sections"', '"sections" oops', 1))
+        wait.until(lambda d: d.execute_script("return !document.getElementById('reload-error').hidden"))
+        message = driver.execute_script("return document.getElementById('reload-error').textContent")
+        check(message.startswith("cart.json: /: invalid_json:") and "\n" not in message,
+              "only the broken file's error is shown, at its path: %r" % message[:160])
+        check("Cart (edited)" in driver.execute_script(
+            "return document.querySelector('#screen .page-title').textContent"), "the last good page stays")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-broken-edit.png"))
+        with open(path, "w") as file:
+            file.write(original)
+        wait.until(lambda d: d.execute_script("return document.getElementById('reload-error').hidden"))
+        check(True, "fixing the file clears the error")
+        check(js_errors() == [], "zero JavaScript errors through the edits")
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(pages, ignore_errors=True)
+    print("%d failures; screenshots in %s" % (len(failures), ARTIFACTS))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
