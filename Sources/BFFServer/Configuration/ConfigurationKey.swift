@@ -168,15 +168,15 @@ extension ConfigurationKey {
             "Seconds the answer to an api action request with an `Idempotency-Key` is kept for replay."
         ) { $0.actions.idempotencySeconds = $1 },
         ConfigurationKey(
-            path: "actions.redisURL", type: .string, defaultValue: "",
+            path: "actions.redisUrl", type: .string, defaultValue: "",
             summary:
                 "`redis://[[user]:password@]host[:port][/database]` of a Redis server keeping `Idempotency-Key` "
                 + "answers for every replica; empty keeps them in memory (one replica)."
         ) { (configuration, value) throws(ConfigurationError) in
-            guard case .string(let url) = value else { throw .wrongType("actions.redisURL", .string, value) }
+            guard case .string(let url) = value else { throw .wrongType("actions.redisUrl", .string, value) }
             guard url.isEmpty || RedisEndpoint(url: url) != nil else {
                 throw ConfigurationError(
-                    code: "invalid_value", key: "actions.redisURL",
+                    code: "invalid_value", key: "actions.redisUrl",
                     message: "expected redis://[[user]:password@]host[:port][/database]")
             }
             configuration.actions.redisURL = url
