@@ -65,6 +65,11 @@ public func makeServer(
         throw CatalogError(diagnostics: catalog.diagnostics)
     }
     let application = BFFApplication(configuration: configuration, catalog: catalog, log: log)
+    if let endpoint = RedisEndpoint(url: configuration.actions.redisURL) {
+        application.actions.idempotencyStore = RedisIdempotencyStore(
+            endpoint: endpoint, keyPrefix: configuration.actions.redisKeyPrefix,
+            timeout: .milliseconds(Int(configuration.actions.redisTimeoutSeconds * 1000)), log: application.log)
+    }
     var http = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
     if configuration.server.workers > 0 { http.workerThreads = configuration.server.workers }
     http.limits.maxBodySize = configuration.http.maximumActionBodyBytes

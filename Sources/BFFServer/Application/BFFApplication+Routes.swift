@@ -38,7 +38,7 @@ extension BFFApplication {
             .bytes(
                 Array(
                     (metrics.render(openConnections: openConnectionCount) + providers.renderMetrics()
-                        + actions.renderMetrics()).utf8),
+                        + actions.renderMetrics() + actions.idempotencyStoreMetrics()).utf8),
                 contentType: "text/plain; version=0.0.4; charset=utf-8",
                 headers: ["Cache-Control": "no-store"]))
     }

@@ -23,6 +23,13 @@ public struct BFFConfiguration: Sendable, Hashable {
 
         /// Seconds the answer to a request with an `Idempotency-Key` is kept for replay. Default 86400 (a day).
         public var idempotencySeconds = 86_400.0
+        /// `redis://[[user]:password@]host[:port][/database]` of the Redis server that keeps `Idempotency-Key`
+        /// answers for every replica; empty keeps them in memory (one replica). Default empty.
+        public var redisURL = ""
+        /// Seconds a Redis command may take before the request goes on without replay protection. Default 0.25.
+        public var redisTimeoutSeconds = 0.25
+        /// Prefix of the Redis keys. Default `flow-bff:idempotency:`.
+        public var redisKeyPrefix = "flow-bff:idempotency:"
     }
 
     /// Where to listen.

@@ -167,6 +167,27 @@ extension ConfigurationKey {
             "actions.idempotencySeconds", 86_400,
             "Seconds the answer to an api action request with an `Idempotency-Key` is kept for replay."
         ) { $0.actions.idempotencySeconds = $1 },
+        ConfigurationKey(
+            path: "actions.redisUrl", type: .string, defaultValue: "",
+            summary:
+                "`redis://[[user]:password@]host[:port][/database]` of a Redis server keeping `Idempotency-Key` "
+                + "answers for every replica; empty keeps them in memory (one replica)."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .string(let url) = value else { throw .wrongType("actions.redisUrl", .string, value) }
+            guard url.isEmpty || RedisEndpoint(url: url) != nil else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: "actions.redisUrl",
+                    message: "expected redis://[[user]:password@]host[:port][/database]")
+            }
+            configuration.actions.redisURL = url
+        },
+        .seconds(
+            "actions.redisTimeoutSeconds", 0.25,
+            "Seconds a Redis command may take before the request goes on without replay protection."
+        ) { $0.actions.redisTimeoutSeconds = $1 },
+        .string("actions.redisKeyPrefix", "flow-bff:idempotency:", "Prefix of the idempotency keys in Redis.") {
+            $0.actions.redisKeyPrefix = $1
+        },
         .boolean("logging.accessLog", true, "One JSON access-log line per request on standard output.") {
             $0.logging.accessLog = $1
         },

@@ -1,0 +1,173 @@
+import Foundation
+import PageModel
+import Synchronization
+
+/// An ``IdempotencyStore`` in Redis, shared by every replica: a retry that lands on another replica is replayed
+/// too. A key is claimed with `SET key {"fingerprint":…} NX PX ttl`; a completed answer replaces it (`SET … PX`);
+/// a released key is `DEL`eted; a claim that finds the key reads it with `GET`.
+///
+/// **Outage:** when Redis fails (unreachable, timeout, error reply) the request is answered anyway, without replay
+/// protection — a claim counts as new — and a warning is logged (once per outage, plus one line on recovery)
+/// and counted in `flow_bff_idempotency_store_errors_total{operation}`; `flow_bff_idempotency_store_up` is 0 until
+/// a command succeeds again. Availability over exactly-once: a retry during an outage may run twice.
+public final class RedisIdempotencyStore: IdempotencyStore {
+    private struct Stored: Codable {
+        var fingerprint: String
+        var status: Int?
+        var headers: [[String]]?
+        var body: Data?
+    }
+
+    private struct Health {
+        var up = true
+        var errors: [String: UInt64] = [:]
+    }
+
+    private let client: RedisClient
+    private let prefix: String
+    private let log: Logger
+    private let health = Mutex(Health())
+
+    /// - Parameters:
+    ///   - endpoint: the Redis server.
+    ///   - keyPrefix: prepended to the SHA-256 of each key. Default `flow-bff:idempotency:`.
+    ///   - timeout: longest a Redis command may take before the request goes on unprotected. Default 0.25 s.
+    ///   - log: where outage warnings go.
+    public init(
+        endpoint: RedisEndpoint, keyPrefix: String = "flow-bff:idempotency:", timeout: Duration = .milliseconds(250),
+        log: Logger
+    ) {
+        client = RedisClient(endpoint: endpoint, timeout: timeout)
+        prefix = keyPrefix
+        self.log = log
+    }
+
+    public func claim(_ key: String, fingerprint: String, ttl: Duration) async -> IdempotencyClaim {
+        let redisKey = self.redisKey(key)
+        do {
+            // Twice at most: a key that expires between SET NX and GET is claimed on the second round.
+            for _ in 0..<2 {
+                let claim = Stored(fingerprint: fingerprint)
+                let set = try await client.send([
+                    Array("SET".utf8), redisKey, try JSONEncoder().encode(claim).bytes, Array("NX".utf8),
+                    Array("PX".utf8), Array(String(Self.milliseconds(ttl)).utf8),
+                ])
+                if case .error(let message) = set { throw RedisError(message) }
+                if case .simple("OK") = set { return succeeded(.claimed) }
+                let get = try await client.send([Array("GET".utf8), redisKey])
+                switch get {
+                case .bulk(let bytes):
+                    let stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
+                    guard stored.fingerprint == fingerprint else { return succeeded(.mismatch) }
+                    guard let status = stored.status else { return succeeded(.inProgress) }
+                    return succeeded(
+                        .replay(
+                            IdempotentAnswer(
+                                status: status, headers: stored.headers ?? [], body: stored.body?.bytes ?? [])))
+                case .null: continue
+                case .error(let message): throw RedisError(message)
+                default: throw RedisError("unexpected reply to GET: \(get)")
+                }
+            }
+            throw RedisError("the key kept expiring while it was claimed")
+        } catch {
+            failed("claim", error)
+            return .claimed
+        }
+    }
+
+    public func complete(_ key: String, with answer: IdempotentAnswer, ttl: Duration) async {
+        do {
+            let fingerprint = try await currentFingerprint(key)
+            guard let fingerprint else { return }
+            let stored = Stored(
+                fingerprint: fingerprint, status: answer.status, headers: answer.headers, body: Data(answer.body))
+            let reply = try await client.send([
+                Array("SET".utf8), redisKey(key), try JSONEncoder().encode(stored).bytes, Array("PX".utf8),
+                Array(String(Self.milliseconds(ttl)).utf8),
+            ])
+            if case .error(let message) = reply { throw RedisError(message) }
+            succeeded(())
+        } catch {
+            failed("complete", error)
+        }
+    }
+
+    public func release(_ key: String) async {
+        do {
+            let reply = try await client.send([Array("DEL".utf8), redisKey(key)])
+            if case .error(let message) = reply { throw RedisError(message) }
+            succeeded(())
+        } catch {
+            failed("release", error)
+        }
+    }
+
+    /// The fingerprint the claim stored, or `nil` when the key is gone (expired or claimed during an outage).
+    private func currentFingerprint(_ key: String) async throws -> String? {
+        let reply = try await client.send([Array("GET".utf8), redisKey(key)])
+        switch reply {
+        case .bulk(let bytes): return try JSONDecoder().decode(Stored.self, from: Data(bytes)).fingerprint
+        case .null: return nil
+        case .error(let message): throw RedisError(message)
+        default: throw RedisError("unexpected reply to GET: \(reply)")
+        }
+    }
+
+    private func redisKey(_ key: String) -> [UInt8] {
+        Array((prefix + Crypto.hex(Crypto.sha256(Array(key.utf8)))).utf8)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    @discardableResult
+    private func succeeded<Value>(_ value: Value) -> Value {
+        let recovered = health.withLock { health in
+            defer { health.up = true }
+            return !health.up
+        }
+        if recovered { log.info("idempotency store reachable again: replay protection restored") }
+        return value
+    }
+
+    private func failed(_ operation: String, _ error: any Error) {
+        let first = health.withLock { health in
+            health.errors[operation, default: 0] += 1
+            defer { health.up = false }
+            return health.up
+        }
+        if first {
+            log.warning(
+                "idempotency store unavailable: api actions are answered without replay protection",
+                ["operation": .string(operation), "error": .string("\(error)")])
+        }
+    }
+
+    /// Errors by operation and whether the last command succeeded, in Prometheus text format.
+    func renderMetrics() -> String {
+        let health = health.withLock { $0 }
+        var text = "# HELP flow_bff_idempotency_store_up Whether the last idempotency store command succeeded.\n"
+        text += "# TYPE flow_bff_idempotency_store_up gauge\n"
+        text += "flow_bff_idempotency_store_up \(health.up ? 1 : 0)\n"
+        text += "# HELP flow_bff_idempotency_store_errors_total Failed idempotency store commands, by operation; "
+        text += "each request went on without replay protection.\n"
+        text += "# TYPE flow_bff_idempotency_store_errors_total counter\n"
+        for operation in ["claim", "complete", "release"] {
+            text +=
+                "flow_bff_idempotency_store_errors_total{operation=\"\(operation)\"} \(health.errors[operation] ?? 0)\n"
+        }
+        return text
+    }
+}
+
+extension Data {
+    fileprivate var bytes: [UInt8] { [UInt8](self) }
+}
+
+extension ActionHandlers {
+    /// The idempotency store's health metrics, when it has any (Redis).
+    func idempotencyStoreMetrics() -> String { (idempotencyStore as? RedisIdempotencyStore)?.renderMetrics() ?? "" }
+}

@@ -1,0 +1,96 @@
+import BFFServer
+import BFFTesting
+import Foundation
+import HTTPCore
+import HTTPTesting
+import PageModel
+import Synchronization
+import Testing
+
+/// `Idempotency-Key` answers kept in a real `redis-server` shared by two replicas; a Redis outage answers
+/// without replay protection (docs/operations.md).
+@Suite(.serialized) struct RedisIdempotencyTests {
+    static func configuration(redis: String) -> BFFConfiguration {
+        var configuration = BFFConfiguration()
+        configuration.actions.redisURL = redis
+        configuration.actions.redisTimeoutSeconds = 2
+        return configuration
+    }
+
+    @Test func aRetryOnTheOtherReplicaReplaysTheFirstAnswer() async throws {
+        let calls = Calls()
+        let pages = try temporaryPages(ActionHandlerTests.pages)
+        try await RedisServer.with { redis in
+            let configuration = Self.configuration(redis: redis.url)
+            try await withTestServer(pages: pages, configuration: configuration) { first in
+                try await withTestServer(pages: pages, configuration: configuration) { second in
+                    ActionHandlerTests.register(on: first.service.application, calls: calls)
+                    ActionHandlerTests.register(on: second.service.application, calls: calls)
+                    let key = [("Idempotency-Key", "retry-\(UUID().uuidString)")]
+                    let body = ActionHandlerTests.body(value: 3)
+                    let answer = try await HTTPTestClient(port: first.port).post(
+                        "/v1/actions/calc.set", json: body, headers: key)
+                    let retry = try await HTTPTestClient(port: second.port).post(
+                        "/v1/actions/calc.set", json: body, headers: key)
+                    #expect(answer.status == 200, "\(answer.text)")
+                    #expect(retry.status == 200, "\(retry.text)")
+                    #expect(retry.body == answer.body)
+                    #expect(retry.header("Content-Type") == answer.header("Content-Type"))
+                    #expect(retry.header("Idempotent-Replayed") == "true")
+                    #expect(answer.header("Idempotent-Replayed") == nil)
+                    #expect(calls.count.load(ordering: .relaxed) == 1, "the retry on the other replica ran again")
+                    // The same key with another body, on either replica: 422.
+                    let reused = try await HTTPTestClient(port: second.port).post(
+                        "/v1/actions/calc.set", json: ActionHandlerTests.body(value: 4), headers: key)
+                    #expect(reused.status == 422)
+                    #expect(reused.text.contains(#""code":"idempotency_key_reused""#))
+                    // A new key runs the handler on the other replica too.
+                    let fresh = try await HTTPTestClient(port: second.port).post(
+                        "/v1/actions/calc.set", json: body, headers: [("Idempotency-Key", UUID().uuidString)])
+                    #expect(fresh.status == 200)
+                    #expect(calls.count.load(ordering: .relaxed) == 2)
+                    let metrics = try await HTTPTestClient(port: second.port).get("/metrics").text
+                    #expect(metrics.contains("flow_bff_idempotency_store_up 1"))
+                    #expect(metrics.contains(#"flow_bff_idempotency_store_errors_total{operation="claim"} 0"#))
+                }
+            }
+        }
+    }
+
+    @Test func aRedisOutageAnswersWithoutReplayProtection() async throws {
+        let calls = Calls()
+        let log = MemoryLogSink()
+        let pages = try temporaryPages(ActionHandlerTests.pages)
+        try await RedisServer.with { redis in
+            try await withTestServer(pages: pages, configuration: Self.configuration(redis: redis.url), log: log) {
+                server in
+                ActionHandlerTests.register(on: server.service.application, calls: calls)
+                let port = server.port
+                let body = ActionHandlerTests.body(value: 3)
+                let before = try await HTTPTestClient(port: port).post(
+                    "/v1/actions/calc.set", json: body, headers: [("Idempotency-Key", "a")])
+                #expect(before.status == 200)
+                await redis.stop()
+                let key = [("Idempotency-Key", "during-outage")]
+                let answer = try await HTTPTestClient(port: port).post("/v1/actions/calc.set", json: body, headers: key)
+                let retry = try await HTTPTestClient(port: port).post("/v1/actions/calc.set", json: body, headers: key)
+                #expect(answer.status == 200, "\(answer.text)")
+                #expect(retry.status == 200, "\(retry.text)")
+                #expect(retry.body == answer.body)
+                #expect(retry.header("Idempotent-Replayed") == nil, "no replay protection without Redis")
+                #expect(calls.count.load(ordering: .relaxed) == 3)
+                let warnings = log.lines.filter {
+                    $0.contains(#""level":"warning""#) && $0.contains("idempotency store")
+                }
+                #expect(warnings.count == 1, "one warning per outage: \(warnings)")
+                #expect(warnings.first?.contains(#""operation":"claim""#) == true)
+                let metrics = try await HTTPTestClient(port: port).get("/metrics").text
+                #expect(metrics.contains("flow_bff_idempotency_store_up 0"))
+                let claimErrors = metrics.split(separator: "\n").first {
+                    $0.hasPrefix(#"flow_bff_idempotency_store_errors_total{operation="claim"}"#)
+                }
+                #expect(claimErrors.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 2)
+            }
+        }
+    }
+}
