@@ -8,6 +8,9 @@ public struct HTTPMethod: Sendable, Hashable, RawRepresentable, ExpressibleByStr
 
     public var description: String { rawValue }
 
+    /// True when the method is a token (one or more RFC 9110 `tchar`), as the parser requires of a request line.
+    public var isToken: Bool { !rawValue.isEmpty && rawValue.utf8.allSatisfy(Byte.isTChar) }
+
     public static let get = HTTPMethod("GET")
     public static let head = HTTPMethod("HEAD")
     public static let post = HTTPMethod("POST")

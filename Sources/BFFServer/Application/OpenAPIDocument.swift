@@ -1154,6 +1154,16 @@ enum OpenAPIDocument {
                         }
                       }
                     }
+                  },
+                  "404": {
+                    "description": "There is no such session: never seen, reset or expired (unknown_session)",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
                   }
                 }
               },
@@ -1293,16 +1303,18 @@ enum OpenAPIDocument {
                     "in": "query",
                     "required": false,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
                     },
-                    "description": "Only this method (case-insensitive)."
+                    "description": "Only this method (case-insensitive; a token such as POST)."
                   },
                   {
                     "name": "path",
                     "in": "query",
                     "required": false,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "pattern": "^/"
                     },
                     "description": "Only paths (without the query) matching this glob; * matches anything, / included."
                   },
@@ -1311,7 +1323,8 @@ enum OpenAPIDocument {
                     "in": "query",
                     "required": false,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "pattern": "^[A-Za-z0-9._~-]{1,128}$"
                     },
                     "description": "Only this session's requests."
                   },
@@ -1425,16 +1438,18 @@ enum OpenAPIDocument {
                     "in": "query",
                     "required": false,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
                     },
-                    "description": "Only this method (case-insensitive)."
+                    "description": "Only this method (case-insensitive; a token such as POST)."
                   },
                   {
                     "name": "path",
                     "in": "query",
                     "required": false,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "pattern": "^/"
                     },
                     "description": "Only paths (without the query) matching this glob; * matches anything, / included."
                   },
@@ -1443,7 +1458,8 @@ enum OpenAPIDocument {
                     "in": "query",
                     "required": false,
                     "schema": {
-                      "type": "string"
+                      "type": "string",
+                      "pattern": "^[A-Za-z0-9._~-]{1,128}$"
                     },
                     "description": "Only this session's requests."
                   },
@@ -1463,7 +1479,8 @@ enum OpenAPIDocument {
                     "required": false,
                     "schema": {
                       "type": "integer",
-                      "minimum": 0
+                      "minimum": 0,
+                      "maximum": 999999999999999999
                     },
                     "description": "Only entries with a larger sequence number."
                   }

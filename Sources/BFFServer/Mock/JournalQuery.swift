@@ -32,7 +32,7 @@ struct JournalQuery: Sendable {
             let value = item.value
             switch item.name {
             case "method":
-                guard !value.isEmpty else { throw Self.invalid("method", "a method such as POST") }
+                guard HTTPMethod(value).isToken else { throw Self.invalid("method", "a method such as POST") }
                 method = value.uppercased()
             case "path":
                 guard value.hasPrefix("/") else { throw Self.invalid("path", "a path glob starting with /") }

@@ -227,13 +227,18 @@ extension MockLayer {
     }
 
     func adminSession(_ request: HTTPRequest) throws -> HTTPResponse {
+        Self.adminJSON(Self.sessionJSON(try existingSession(request)))
+    }
+
+    /// The session named by the path, or 404 `unknown_session`.
+    private func existingSession(_ request: HTTPRequest) throws -> MockSession {
         let id = try sessionParameter(request)
         guard let session = mock.sessions.session(id) else {
             throw ProblemDetails(
                 status: 404, code: "unknown_session", title: "Unknown session",
                 detail: "There is no session \"\(id)\" (it never sent a request, was reset, or expired).")
         }
-        return Self.adminJSON(Self.sessionJSON(session))
+        return session
     }
 
     /// `PUT /__admin/sessions/{id}` with `{"scenarios": {"cart": "empty", "*": "error"}}` creates the session
@@ -289,10 +294,11 @@ extension MockLayer {
             path: path.string)
     }
 
-    /// `GET /__admin/sessions/{id}/faults`: the session's own fault rules.
+    /// `GET /__admin/sessions/{id}/faults`: the session's own fault rules; 404 `unknown_session` for a session that
+    /// does not exist (never seen, reset or expired), as `GET /__admin/sessions/{id}`.
     func adminSessionFaults(_ request: HTTPRequest) throws -> HTTPResponse {
-        let id = try sessionParameter(request)
-        return Self.adminJSON(["session": .string(id), "faults": Self.sessionJSON(sessionOrEmpty(id))["faults"]!])
+        let session = try existingSession(request)
+        return Self.adminJSON(["session": .string(session.id), "faults": Self.sessionJSON(session)["faults"]!])
     }
 
     /// `PUT /__admin/sessions/{id}/faults` with `{"<[METHOD ]/path*>": "<spec>", …}`: replaces the session's own
@@ -312,10 +318,6 @@ extension MockLayer {
         let id = try sessionParameter(request)
         if mock.sessions.session(id) != nil { mock.sessions.update(id) { $0.faultRules = [] } }
         return Self.adminJSON(["session": .string(id), "faults": .object(JSONObject())])
-    }
-
-    private func sessionOrEmpty(_ id: String) -> MockSession {
-        mock.sessions.session(id) ?? MockSession(id: id, createdAt: 0, lastSeen: 0)
     }
 
     /// `DELETE /__admin/sessions/{id}`: forgets the session; its pages are the files' versions again.

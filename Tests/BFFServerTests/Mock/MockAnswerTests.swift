@@ -162,7 +162,10 @@ import Testing
             #expect(entries.first?["body"]?["value"] == 7)
             #expect(entries.first?["body"]?["payload"]?["productID"] == "p-3307")
             #expect(entries.first?["bodyTruncated"] == false)
-            for bad in ["limit=abc", "limit=-1", "after=x", "status=abc", "method=", "sessoin=ui-test-1", "body.=1"] {
+            for bad in [
+                "limit=abc", "limit=-1", "after=x", "status=abc", "method=", "method=P%20OST", "path=",
+                "sessoin=ui-test-1", "body.=1",
+            ] {
                 let answer = try await http.get("/__admin/journal?" + bad)
                 #expect(answer.status == 400, "\(bad)")
                 #expect(try json(answer)["code"] == "invalid_query", "\(bad)")
@@ -210,6 +213,7 @@ import Testing
             #expect(anonymous.status == 200)
             #expect(try json(try await http.get("/__admin/sessions/ui-a"))["faults"]?["/v1/pages/*"] == "status=503")
             #expect(try await http.request("DELETE", "/__admin/sessions/ui-a/faults").status == 200)
+            #expect(try await json(http.get("/__admin/sessions/ui-a/faults"))["faults"] == [:], "cleared, not gone")
             #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-a")]).status == 200)
             #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-b")]).status == 429)
             #expect(try json(try await http.get("/__admin/journal/count?session=ui-b&status=429"))["count"] == 2)
@@ -222,6 +226,12 @@ import Testing
                 #expect(refused.text.contains("unknown method"), "\(refused.text)")
             }
             #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-a")]).status == 200)
+            // A session that is gone has no rules to read: 404, as for the session itself.
+            #expect(try await http.request("DELETE", "/__admin/sessions/ui-a").status == 200)
+            let gone = try await http.get("/__admin/sessions/ui-a/faults")
+            #expect(gone.status == 404)
+            #expect(try json(gone)["code"] == "unknown_session")
+            #expect(try await http.get("/__admin/sessions/never-seen/faults").status == 404)
         }
     }
 }
