@@ -32,6 +32,7 @@ public final class BFFService: Sendable {
     public func shutdown() {
         application.setReady(false)
         watcher?.stop()
+        application.reload.events.finishAll()  // open preview streams would otherwise hold the drain to its end
         server.shutdown(drainTimeout: .milliseconds(Int(application.configuration.server.drainSeconds * 1000)))
     }
 

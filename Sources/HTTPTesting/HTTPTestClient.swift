@@ -101,6 +101,13 @@ public final class HTTPTestClient: Sendable {
         try await onThread { try $0.readResponse(method: method, interim: true) }
     }
 
+    /// Reads until `marker` has arrived (for streamed bodies such as server-sent events); returns the raw bytes up
+    /// to and including it, chunk framing included. Bounded by the receive timeout.
+    public func read(through marker: String) async throws -> String {
+        let bytes = Array(marker.utf8)
+        return String(decoding: try await onThread { try $0.read(through: bytes) }, as: UTF8.self)
+    }
+
     /// Reads until the server closes the connection; returns every byte not yet read.
     public func readToEOF() async throws -> [UInt8] {
         try await onThread { try $0.readToEOF() }

@@ -199,6 +199,21 @@ final class SocketConnection: @unchecked Sendable {
         return response
     }
 
+    /// Reads until `marker` has arrived; returns the bytes up to and including it (raw: chunk framing included),
+    /// keeping the rest buffered. Throws on EOF before it, or on the receive timeout.
+    func read(through marker: [UInt8]) throws -> [UInt8] {
+        while true {
+            if let range = buffer.firstRange(of: marker) {
+                defer { buffer.removeFirst(range.upperBound) }
+                return Array(buffer[..<range.upperBound])
+            }
+            guard try fill() else {
+                throw HTTPTestClient.ClientError(
+                    description: "connection closed before \"\(String(decoding: marker, as: UTF8.self))\"")
+            }
+        }
+    }
+
     /// Reads until EOF; returns everything received (and buffered).
     func readToEOF() throws -> [UInt8] {
         while try fill() {}

@@ -18,6 +18,8 @@ final class ReloadState: Sendable {
     }
 
     let status = Mutex(Status())
+    /// The browser preview's live-reload streams, told of every reload.
+    let events = ReloadEvents()
     /// Serialises reloads (watcher, admin API, deletion confirmations).
     let lock = Mutex(())
     /// Runs deletion confirmations after their grace period.
@@ -45,13 +47,15 @@ extension BFFApplication {
             let merge = fresh.keepingLastGood(from: catalog, keepingDeleted: !confirmingDeletes)
             // The catalog is swapped under the status lock: whoever sees the new pages and then reads the
             // status sees this reload's diagnostics, never the previous one's.
-            reload.status.withLock { status in
+            let count = reload.status.withLock { status in
                 replaceCatalog(merge.catalog)
                 status.count += 1
                 status.lastAt = Date().timeIntervalSince1970
                 status.diagnostics = fresh.diagnostics
                 status.kept = merge.kept
+                return status.count
             }
+            reload.events.publish(count: count)
             for finding in fresh.diagnostics where finding.diagnostic.severity == .error {
                 let diagnostic = finding.diagnostic
                 let kept = merge.kept.contains(finding.file)

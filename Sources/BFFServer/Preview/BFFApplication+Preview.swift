@@ -20,15 +20,30 @@ extension BFFApplication {
             route("preview.asset") { request, _ in
                 let name = request.pathParameters["asset"] ?? ""
                 if name == "catalog.json" { return .now(self.previewCatalog()) }
+                if name == "events" { return .now(self.previewEvents()) }
                 guard let response = Self.previewAsset(name) else {
                     throw ProblemDetails(
                         status: 404, code: "unknown_preview_asset", title: "Unknown preview asset",
                         detail:
-                            "The preview has no file \"\(name)\"; it serves \((PreviewAssets.files.keys.sorted() + ["catalog.json"]).joined(separator: ", "))."
+                            "The preview has no file \"\(name)\"; it serves \((PreviewAssets.files.keys.sorted() + ["catalog.json", "events"]).joined(separator: ", "))."
                     )
                 }
                 return .now(response)
             })
+    }
+
+    /// `GET /__preview/events`: server-sent events, one `reload` event (with the reload count) per reload of the
+    /// pages directory, the current count first (``ReloadEvents``).
+    func previewEvents() -> HTTPResponse {
+        let events = reload.events
+        let count = reload.status.withLock { $0.count }
+        return HTTPResponse(
+            headers: [
+                "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+                // nginx and similar proxies would otherwise buffer the stream.
+                "X-Accel-Buffering": "no",
+            ],
+            body: .stream { writer in events.open(writer, count: count) })
     }
 
     /// One compiled-in file, or `nil` for an unknown name.

@@ -497,21 +497,38 @@ enum PreviewAssets {
           document.getElementById("phone").style.width = (parseInt(choice.width, 10) || 390) + "px";
         }
 
-        // MARK: live reload and journal (mock mode: /__admin, polled; docs/preview.md explains why not SSE)
+        // MARK: live reload (server-sent events from /__preview/events) and the journal (mock mode: /__admin, polled)
 
         let reloadCount = null;
         let journalAfter = 0;
 
-        async function poll() {
+        // Each reload of the pages directory arrives as an event with the reload count (the current one first, on every
+        // connection). A changed count reloads the shown pages; the reload's errors come from /__admin/status.
+        function listenForReloads() {
+          const events = new EventSource("/__preview/events");
+          let queue = Promise.resolve();
+          events.addEventListener("reload", (event) => {
+            const count = JSON.parse(event.data).count;
+            queue = queue.then(() => reloaded(count));
+          });
+        }
+
+        async function reloaded(count) {
           try {
             const status = await getJSON("/__admin/status");
-            const count = status.reload.count;
             const errors = status.reload.diagnostics.filter((d) => d.severity === "error");
             const box = document.getElementById("reload-error");
             box.hidden = errors.length === 0;
             box.textContent = errors.map((d) => d.file + ": " + (d.path || "/") + ": " + d.code + ": " + d.message).join("\n");
-            if (reloadCount !== null && count !== reloadCount) await liveReload();
-            reloadCount = count;
+          } catch (error) {
+            // The admin API answers loopback only; the pages still reload without the error box.
+          }
+          if (reloadCount !== null && count !== reloadCount) await liveReload();
+          reloadCount = count;
+        }
+
+        async function pollJournal() {
+          try {
             const session = choice.session ? "&session=" + encodeURIComponent(choice.session) : "";
             const journal = await getJSON("/__admin/journal?after=" + journalAfter + session);
             const list = document.getElementById("requests");
@@ -527,7 +544,7 @@ enum PreviewAssets {
           } catch (error) {
             // The admin API answers loopback only; the page still works without it.
           }
-          setTimeout(poll, 250);
+          setTimeout(pollJournal, 250);
         }
 
         async function liveReload() {
@@ -554,7 +571,7 @@ enum PreviewAssets {
             try { await loadView(view); } catch (error) { view.problem = error.message; }
             render(view);
           }
-          if (catalog.mock) poll();
+          if (catalog.mock) { listenForReloads(); pollJournal(); }
           preview.ready = true;
         }
 

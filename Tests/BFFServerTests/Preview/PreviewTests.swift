@@ -110,6 +110,27 @@ import Testing
         }
     }
 
+    @Test func reloadsArePushedAsServerSentEvents() async throws {
+        let pages = try copyOfBundledPages()
+        try await withTestServer(pages: pages, configuration: previewConfiguration(mock: true)) { server in
+            let stream = HTTPTestClient(port: server.port, timeoutSeconds: 10)
+            try await stream.send(
+                "GET /__preview/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            let first = try await stream.read(through: #"data: {"count":0}"# + "\n\n")
+            #expect(first.hasPrefix("HTTP/1.1 200"))
+            #expect(first.lowercased().contains("content-type: text/event-stream"))
+            #expect(first.lowercased().contains("transfer-encoding: chunked"))
+            #expect(first.contains("retry: 500\n"))
+            // A reload (here through the admin API; the watcher calls the same reloadPages) is pushed at once.
+            let http = HTTPTestClient(port: server.port)
+            #expect(try await http.request("POST", "/__admin/reload").status == 200)
+            _ = try await stream.read(through: #"event: reload"# + "\n" + #"data: {"count":1}"# + "\n\n")
+            #expect(try await http.request("POST", "/__admin/reload").status == 200)
+            _ = try await stream.read(through: #"data: {"count":2}"# + "\n\n")
+            await stream.close()
+        }
+    }
+
     func bundled(_ file: String) throws -> String {
         try String(contentsOfFile: TestServer.bundledPages + "/" + file, encoding: .utf8)
     }
