@@ -30,15 +30,7 @@ extension BFFApplication {
     /// What conditions and templates read from an action request.
     func requestFacts(_ action: ActionRequest, _ request: HTTPRequest) -> RequestFacts {
         let sessionID = try? MockRequestContext.sessionID(request)
-        var scenario: String?
-        if let mock = lookup as? MockPageLookup {
-            scenario =
-                request.headers[MockRequestContext.scenarioHeader]
-                ?? request.queryItem(MockRequestContext.scenarioQuery)
-            if scenario?.isEmpty ?? true {
-                scenario = sessionID.flatMap { mock.mock.sessions.session($0) }?.scenario(for: action.pageID)
-            }
-        }
+        let scenario = lookup.scenario(for: action.pageID, request, sessionID: sessionID ?? nil)
         return RequestFacts(
             action: action, query: lookup.parameters(of: request), headers: request.headers,
             sessionID: sessionID ?? nil, scenario: scenario)

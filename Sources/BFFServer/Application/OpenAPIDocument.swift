@@ -1808,6 +1808,38 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/__preview/events": {
+              "get": {
+                "operationId": "previewEvents",
+                "tags": [
+                  "preview"
+                ],
+                "summary": "Live reload for the browser preview: a server-sent event stream (docs/preview.md)",
+                "description": "Opens with `retry: 500` and an `event: reload` carrying the current reload count, then sends one `event: reload` (data `{\"count\": N}`) per reload of the pages directory and a comment line every 15 s. A stream ends after 5 minutes (the browser reconnects), when 32 newer streams are open, or at shutdown.",
+                "responses": {
+                  "200": {
+                    "description": "The event stream (Cache-Control: no-store).",
+                    "content": {
+                      "text/event-stream": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "The preview is off (not_found).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {

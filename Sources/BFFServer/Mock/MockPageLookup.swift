@@ -86,6 +86,14 @@ struct MockPageLookup: PageLookup {
         return try documents(of: try snapshot.page(pageID), request, snapshot: snapshot)
     }
 
+    /// `X-Flow-Scenario` or `?__scenario=`, else the scenario the request's session chose for `pageID`.
+    func scenario(for pageID: String, _ request: HTTPRequest, sessionID: String?) -> String? {
+        let named =
+            request.headers[MockRequestContext.scenarioHeader] ?? request.queryItem(MockRequestContext.scenarioQuery)
+        if let named, !named.isEmpty { return named }
+        return sessionID.flatMap { mock.sessions.session($0) }?.scenario(for: pageID)
+    }
+
     /// With a session, the answer's mutations are applied to the session's copy of the page the request names.
     func actionAnswered(
         _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,

@@ -35,6 +35,9 @@ protocol PageLookup: Sendable {
     func actionAnswered(
         _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
         snapshot: CatalogSnapshot)
+    /// The scenario in effect for `pageID` that conditions read as `session.scenario` (mock mode only: production
+    /// serves no scenarios, so it is `nil` there).
+    func scenario(for pageID: String, _ request: HTTPRequest, sessionID: String?) -> String?
 }
 
 /// Production lookup: Swift providers first (a provider shadows a page file with the same id), then the catalog.
@@ -83,4 +86,6 @@ struct CatalogLookup: PageLookup {
         _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
         snapshot: CatalogSnapshot
     ) {}
+
+    func scenario(for pageID: String, _ request: HTTPRequest, sessionID: String?) -> String? { nil }
 }

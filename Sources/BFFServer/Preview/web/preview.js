@@ -378,6 +378,10 @@ function listenForReloads() {
     const count = JSON.parse(event.data).count;
     queue = queue.then(() => reloaded(count));
   });
+  // A stream that stays open holds one of the browser's six connections to this host, also while the page sits in
+  // the back/forward cache: close it when the page is hidden, reopen it when the page is shown from that cache.
+  window.addEventListener("pagehide", () => events.close(), { once: true });
+  window.addEventListener("pageshow", (event) => { if (event.persisted) listenForReloads(); }, { once: true });
 }
 
 async function reloaded(count) {
