@@ -36,14 +36,13 @@ extension BFFApplication {
     /// pages directory, the current count first (``ReloadEvents``).
     func previewEvents() -> HTTPResponse {
         let events = reload.events
-        let count = reload.status.withLock { $0.count }
         return HTTPResponse(
             headers: [
                 "Content-Type": "text/event-stream", "Cache-Control": "no-store",
                 // nginx and similar proxies would otherwise buffer the stream.
                 "X-Accel-Buffering": "no",
             ],
-            body: .stream { writer in events.open(writer, count: count) })
+            body: .stream { writer in events.open(writer) })
     }
 
     /// One compiled-in file, or `nil` for an unknown name.

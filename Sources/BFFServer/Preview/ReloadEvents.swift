@@ -19,7 +19,10 @@ final class ReloadEvents: Sendable {
     let capacity: Int
     let maxAge: Duration
     let heartbeat: Duration
-    private let streams = Mutex<[Stream]>([])
+    /// The open streams and the last reload count, under one lock: a stream opened while a reload is published
+    /// starts at that reload's count or gets its event, never neither; writes under the lock keep each stream's
+    /// events in count order.
+    private let state = Mutex<(streams: [Stream], count: Int)>(([], 0))
     private let timer = Mutex<DispatchSourceTimer?>(nil)
     private let queue = DispatchQueue(label: "flow-bff.preview-events")
 
@@ -35,20 +38,23 @@ final class ReloadEvents: Sendable {
     static func event(count: Int) -> [UInt8] { Array("event: reload\ndata: {\"count\":\(count)}\n\n".utf8) }
 
     /// Starts a stream on `writer`: the reconnection delay and the current reload count first, then every reload.
-    func open(_ writer: HTTPBodyWriter, count: Int) {
-        writer.write(Array("retry: 500\n\n".utf8) + Self.event(count: count))
-        let ended = streams.withLock { streams in
-            streams.append(Stream(writer: writer, opened: .now))
-            return streams.count > capacity ? [streams.removeFirst().writer] : []
+    func open(_ writer: HTTPBodyWriter) {
+        let ended = state.withLock { state in
+            writer.write(Array("retry: 500\n\n".utf8) + Self.event(count: state.count))
+            state.streams.append(Stream(writer: writer, opened: .now))
+            return state.streams.count > capacity ? [state.streams.removeFirst().writer] : []
         }
         for writer in ended { writer.finish() }
         startTimer()
     }
 
-    /// Sends a reload event to every open stream.
+    /// Records reload `count` and sends its event to every open stream.
     func publish(count: Int) {
         let bytes = Self.event(count: count)
-        for writer in streams.withLock({ $0.map(\.writer) }) { writer.write(bytes) }
+        state.withLock { state in
+            state.count = count
+            for stream in state.streams { stream.writer.write(bytes) }
+        }
     }
 
     /// Ends every open stream (the server is shutting down: a stream never ends by itself, so it would hold the
@@ -58,16 +64,13 @@ final class ReloadEvents: Sendable {
             timer?.cancel()
             timer = nil
         }
-        for writer in streams.withLock({ streams in
-            defer { streams = [] }
-            return streams.map(\.writer)
+        for writer in state.withLock({ state in
+            defer { state.streams = [] }
+            return state.streams.map(\.writer)
         }) {
             writer.finish()
         }
     }
-
-    /// How many streams are open.
-    var openCount: Int { streams.withLock { $0.count } }
 
     private func startTimer() {
         timer.withLock { timer in
@@ -84,10 +87,10 @@ final class ReloadEvents: Sendable {
     /// Ends the streams older than ``maxAge`` and sends a heartbeat comment on the others.
     private func tick() {
         let now = ContinuousClock.now
-        let (alive, expired) = streams.withLock { streams in
-            let expired = streams.filter { now - $0.opened >= maxAge }.map(\.writer)
-            streams.removeAll { now - $0.opened >= maxAge }
-            return (streams.map(\.writer), expired)
+        let (alive, expired) = state.withLock { state in
+            let expired = state.streams.filter { now - $0.opened >= maxAge }.map(\.writer)
+            state.streams.removeAll { now - $0.opened >= maxAge }
+            return (state.streams.map(\.writer), expired)
         }
         for writer in expired { writer.finish() }
         for writer in alive { writer.write(Array(": heartbeat\n\n".utf8)) }
