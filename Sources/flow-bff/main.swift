@@ -10,6 +10,7 @@ let usage = """
 
     USAGE
       flow-bff [serve] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
+                       [--event-loop epoll|dispatch]
       flow-bff check [DIR]
       flow-bff verify (--url URL | --pages DIR) [options]     (see flow-bff verify --help)
       flow-bff --help | --version
@@ -48,6 +49,7 @@ func loadConfiguration(_ arguments: CommandLineArguments) -> BFFConfiguration {
     if let host = arguments.flags["host"] { flags["server.host"] = host }
     if let port = arguments.flags["port"] { flags["server.port"] = port }
     if let preview = arguments.flags["preview"] { flags["preview.enabled"] = preview }
+    if let eventLoop = arguments.flags["event-loop"] { flags["server.eventLoop"] = eventLoop }
     do {
         return try ConfigurationLoader().load(
             files: files, environment: ProcessInfo.processInfo.environment, flags: flags)
@@ -144,7 +146,7 @@ do {
     }
     switch arguments.command {
     case "serve":
-        try arguments.check(allowed: ["pages", "config", "host", "port", "preview"])
+        try arguments.check(allowed: ["pages", "config", "host", "port", "preview", "event-loop"])
         serve(arguments)
     case "check":
         try arguments.check(allowed: ["pages", "config"])

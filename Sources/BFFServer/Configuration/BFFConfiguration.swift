@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Everything configurable about a flow-bff server, nested by concern, with documented defaults.
 ///
 /// Filled from `config/*.json`, then `FLOW_BFF_*` environment variables, then command-line flags — by
@@ -42,6 +44,9 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var port = 8080
         /// Event-loop threads; 0 means one per core. Default 0.
         public var workers = 0
+        /// `epoll` (Linux's fast path) or `dispatch` (portable Dispatch sources). Default `epoll` on Linux,
+        /// `dispatch` elsewhere.
+        public var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
         /// Seconds in-flight requests get to finish after SIGTERM. Default 10.
         public var drainSeconds = 10.0
     }
