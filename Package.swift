@@ -8,7 +8,7 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "flow-bff",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "flow-bff", targets: ["flow-bff"]),
         .library(name: "PageModel", targets: ["PageModel"]),
@@ -27,9 +27,13 @@ let package = Package(
         .target(name: "CLinux"),
 
         // The wire contract: Codable value types, lenient decoding, ids, mutations, lint. No I/O.
-        .target(name: "PageModel", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        .target(
+            name: "PageModel", swiftSettings: strict, linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // HTTP/1.1 over sockets and Dispatch. Knows nothing about pages.
-        .target(name: "HTTPCore", dependencies: ["CZlib", "CLinux"], swiftSettings: strict),
+        .target(
+            name: "HTTPCore",
+            dependencies: ["CZlib", .target(name: "CLinux", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
         // The application: catalog, routes, pagination, actions, mock features.
         .target(
             name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], exclude: ["Preview/web"],

@@ -3,6 +3,8 @@ import HTTPTesting
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Runs the built `flow-bff` executable as a user does, for tests of the command line. `FLOW_BFF_*` variables of

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Immutable bytes at a stable address, so cached bodies can be handed to `writev` without copying.
@@ -22,13 +24,13 @@ final class ByteStorage: @unchecked Sendable {
     }
 
     private static func makeMemFD(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard let fd = try? System.call("memfd_create", { Linux.memfdCreate("httpcore-body") })
-        else { return -1 }
+        let fd = Platform.memoryFile("httpcore-body")
+        guard fd >= 0 else { return -1 }
         var offset = 0
         while offset < bytes.count {
             guard
                 let written = try? System.call(
-                    "write", { Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset) }),
+                    "write", { Platform.write(fd, bytes.baseAddress! + offset, bytes.count - offset) }),
                 written > 0
             else {
                 System.close(fd)

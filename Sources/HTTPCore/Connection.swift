@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// What the connection remembers about the request being answered.
@@ -412,9 +414,7 @@ final class Connection {
     /// Answers 503 to a connection over ``HTTPServer/Configuration/Limits/maxConnections`` and closes it.
     static func rejectOverLimit(_ fd: Int32) {
         StatusLines.overLimit.withUnsafeBytes { bytes in
-            _ = try? System.nonBlockingCall("send") {
-                Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            }
+            _ = try? System.nonBlockingCall("send") { Platform.send(fd, bytes.baseAddress, bytes.count) }
         }
         System.close(fd)
     }

@@ -49,7 +49,7 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
     func start(_ loop: EventLoop) {
         // Dispatch runs handlers on shared worker threads, where SIGPIPE cannot be blocked per thread; `sendfile` and
         // `writev` to a vanished peer must yield EPIPE instead of killing the process.
-        signal(SIGPIPE, SIG_IGN)
+        Platform.signal(SIGPIPE, ignore: true)
         self.loop = loop
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [self] in handle { _ in } }

@@ -24,8 +24,8 @@
                 throw error
             }
             do {
-                try System.epollControl(epfd, Linux.epollCtlAdd, wakeFD, events: Linux.epollIn, data: Self.wakeToken)
-                try System.epollControl(
+                try Self.control(epfd, Linux.epollCtlAdd, wakeFD, events: Linux.epollIn, data: Self.wakeToken)
+                try Self.control(
                     epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
                     data: Self.listenerToken)
             } catch {
@@ -92,11 +92,11 @@
             guard watching != listening else { return }
             do {
                 if watching {
-                    try System.epollControl(
+                    try epollControl(
                         epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
                         data: Self.listenerToken)
                 } else {
-                    try System.epollControl(epfd, Linux.epollCtlDel, listenFD, events: 0, data: 0)
+                    try epollControl(epfd, Linux.epollCtlDel, listenFD, events: 0, data: 0)
                 }
                 listening = watching
             } catch {
@@ -111,7 +111,7 @@
 
         func add(_ connection: Connection) throws(SystemError) {
             let fd = connection.fd
-            try System.epollControl(epfd, Linux.epollCtlAdd, fd, events: Linux.epollIn, data: UInt64(fd))
+            try epollControl(epfd, Linux.epollCtlAdd, fd, events: Linux.epollIn, data: UInt64(fd))
         }
 
         func setInterest(_ connection: Connection, _ interest: Readiness) {
@@ -119,7 +119,7 @@
             if interest.contains(.readable) { events |= Linux.epollIn }
             if interest.contains(.writable) { events |= Linux.epollOut }
             do {
-                try System.epollControl(
+                try epollControl(
                     epfd, Linux.epollCtlMod, connection.fd, events: events, data: UInt64(connection.fd))
             } catch {
                 connection.loop.logger.error("epoll_ctl mod: \(error)")
@@ -134,6 +134,19 @@
         func stop() {
             System.close(wakeFD)
             System.close(epfd)
+        }
+
+        private static func control(
+            _ epfd: Int32, _ operation: Int32, _ fd: Int32, events: UInt32, data: UInt64
+        ) throws(SystemError) {
+            var event = Linux.makeEpollEvent(events: events, data: data)
+            _ = try System.call("epoll_ctl") { Linux.epollCtl(epfd, operation, fd, &event) }
+        }
+
+        private func epollControl(
+            _ epfd: Int32, _ operation: Int32, _ fd: Int32, events: UInt32, data: UInt64
+        ) throws(SystemError) {
+            try Self.control(epfd, operation, fd, events: events, data: data)
         }
     }
 #endif

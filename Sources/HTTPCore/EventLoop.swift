@@ -1,8 +1,9 @@
-import CLinux
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A value that may cross threads only to be used back on its owning event-loop thread.
@@ -75,16 +76,7 @@ final class EventLoop: @unchecked Sendable {
         writeTimeout = timeouts.write.nanoseconds
         serverLine = configuration.serverName.map { Array("Server: \($0)\r\n".utf8) } ?? []
         compressor = GzipCompressor(level: configuration.compression.level)
-        switch configuration.eventLoop {
-        case .epoll:
-            #if os(Linux)
-                poller = try EpollPoller(listenFD: listenFD)
-            #else
-                throw SystemError(function: "epoll (Linux only; use the dispatch event loop)", errno: ENOSYS)
-            #endif
-        case .dispatch:
-            poller = DispatchPoller(listenFD: listenFD, index: index)
-        }
+        poller = try configuration.eventLoop.makePoller(listenFD: listenFD, index: index)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         vectors = .allocate(capacity: 64)
     }

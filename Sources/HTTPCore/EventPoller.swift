@@ -29,6 +29,20 @@ extension HTTPServer.Configuration {
         /// Dispatch read/write sources on non-blocking sockets, one serial queue per loop: portable.
         case dispatch
 
+        /// The poller of a loop of this kind; epoll is refused (`ENOSYS`) where there is none.
+        func makePoller(listenFD: Int32, index: Int) throws(SystemError) -> any EventPoller {
+            switch self {
+            case .epoll:
+                #if os(Linux)
+                    try EpollPoller(listenFD: listenFD)
+                #else
+                    throw SystemError(function: "epoll (Linux only; use the dispatch event loop)", errno: ENOSYS)
+                #endif
+            case .dispatch:
+                DispatchPoller(listenFD: listenFD, index: index)
+            }
+        }
+
         /// `epoll` on Linux, `dispatch` elsewhere.
         public static var platformDefault: EventLoopKind {
             #if os(Linux)

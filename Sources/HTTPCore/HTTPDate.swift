@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The `Date:` header line, re-rendered at most once per second (IMF-fixdate, RFC 9110 §5.6.7).

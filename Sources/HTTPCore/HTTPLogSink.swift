@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// One served request, for access logging: what the server actually wrote, not what the handler returned (a
@@ -81,6 +83,8 @@ public struct HTTPStderrLogSink: HTTPLogSink {
 
     private func write(_ line: String) {
         var line = line
-        line.withUTF8 { bytes in _ = Glibc.write(2, bytes.baseAddress, bytes.count) }
+        line.withUTF8 { bytes in
+            if let base = bytes.baseAddress { _ = Platform.write(2, base, bytes.count) }
+        }
     }
 }

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// An incremental, pure HTTP/1.1 request parser: bytes in, ``Event``s out. No I/O, no clocks.

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 extension HTTPServer {
@@ -103,9 +105,7 @@ extension HTTPServer {
         }
 
         static var onlineCores: Int {
-            let count = Linux.availableCPUs
-            if count > 0 { return count }
-            return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            Platform.availableCPUs
         }
     }
 }

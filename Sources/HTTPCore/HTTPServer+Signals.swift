@@ -2,6 +2,8 @@ import Dispatch
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 extension HTTPServer {
@@ -15,14 +17,14 @@ extension HTTPServer {
         onSignal: (@Sendable (Int32) -> Void)? = nil
     ) {
         for signalNumber in signals {
-            _ = Glibc.signal(signalNumber, SIG_IGN)
+            Platform.signal(signalNumber, ignore: true)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { [weak self] in
                 self?.shutdown(drainTimeout: drainTimeout)
                 onSignal?(signalNumber)
             }
             source.setCancelHandler {
-                _ = Glibc.signal(signalNumber, SIG_DFL)
+                Platform.signal(signalNumber, ignore: false)
             }
             source.resume()
             if !addSignalSource(SignalSource(source: source)) { source.cancel() }

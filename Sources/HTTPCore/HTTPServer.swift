@@ -3,6 +3,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A strict HTTP/1.1 server: one listening socket shared by ``Configuration/workerThreads`` epoll event loops.
@@ -229,7 +231,7 @@ enum Thread {
             &thread, nil,
             { argument in
                 let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-                Linux.setThreadName(box.name)
+                Platform.setThreadName(box.name)
                 box.body()
                 return nil
             }, box)

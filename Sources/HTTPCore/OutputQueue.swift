@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Bytes waiting to be written to one connection: an append-only arena for heads and dynamic bodies plus
@@ -144,7 +146,7 @@ struct OutputQueue {
             if case .stable(let storage, let start, let end) = segments[first], storage.fileDescriptor >= 0 {
                 var offset = off_t(start)
                 result = try System.nonBlockingCall("sendfile") {
-                    Linux.sendfile(fd, storage.fileDescriptor, &offset, end - start)
+                    Platform.sendFromFile(fd, storage.fileDescriptor, &offset, end - start)
                 }
             } else {
                 let outcome = arena.withUnsafeBytes { (arenaBytes) -> Result<IOResult, SystemError> in
@@ -172,10 +174,9 @@ struct OutputQueue {
                     }
                     var message = msghdr()
                     message.msg_iov = vectors
-                    message.msg_iovlen = count
-                    let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
+                    message.msg_iovlen = .init(count)
                     return Result { () throws(SystemError) -> IOResult in
-                        try System.nonBlockingCall("sendmsg") { sendmsg(fd, &message, flags) }
+                        try System.nonBlockingCall("sendmsg") { Platform.sendmsg(fd, &message, more: more) }
                     }
                 }
                 result = try outcome.get()

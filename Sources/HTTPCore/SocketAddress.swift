@@ -1,5 +1,7 @@
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Creating the listening socket and formatting socket addresses.
@@ -26,8 +28,7 @@ enum SocketAddress {
             throw SystemError(function: "inet_pton (host must be an IP literal)", errno: EINVAL)
         }
 
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        let fd = try System.call("socket") { socket(family, type, 0) }
+        let fd = try System.call("socket") { Platform.socket(family: family, nonBlocking: true) }
         do {
             try System.setOption(fd, SOL_SOCKET, SO_REUSEADDR, Int32(1))
             if family == AF_INET {
@@ -47,7 +48,7 @@ enum SocketAddress {
                     }
                 }
             }
-            _ = try System.call("listen") { Glibc.listen(fd, backlog) }
+            _ = try System.call("listen") { Platform.listen(fd, backlog) }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             _ = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SystemError) -> Int32 in

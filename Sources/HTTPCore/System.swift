@@ -1,9 +1,7 @@
-import CLinux
-
 #if canImport(Glibc)
     import Glibc
-#elseif canImport(Musl)
-    import Musl
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A failed system call: the function name and the `errno` it left behind.
@@ -65,25 +63,24 @@ enum System {
     }
 
     static func read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) throws(SystemError) -> IOResult {
-        try nonBlockingCall("read") { Glibc.read(fd, pointer, count) }
+        try nonBlockingCall("read") { Platform.read(fd, pointer, count) }
     }
 
     static func writev(
         _ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32
     ) throws(SystemError) -> IOResult {
-        try nonBlockingCall("writev") { Glibc.writev(fd, vectors, count) }
+        try nonBlockingCall("writev") { Platform.writev(fd, vectors, count) }
     }
 
     static func write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) throws(SystemError) -> IOResult {
-        try nonBlockingCall("write") { Glibc.write(fd, pointer, count) }
+        try nonBlockingCall("write") { Platform.write(fd, pointer, count) }
     }
 
-    /// `accept4` with `SOCK_NONBLOCK | SOCK_CLOEXEC`; `nil` when no connection is pending.
+    /// A non-blocking, close-on-exec connection (`accept4` on Linux); `nil` when none is pending.
     static func accept(
         _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?
     ) throws(SystemError) -> Int32? {
-        let flags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        switch try nonBlockingCall("accept4", { Int(Linux.accept4(fd, address, length, flags)) }) {
+        switch try nonBlockingCall("accept", { Int(Platform.accept(fd, address, length)) }) {
         case .processed(let client): return Int32(client)
         case .wouldBlock: return nil
         }
@@ -91,11 +88,11 @@ enum System {
 
     /// `close` is never retried on `EINTR` (Linux releases the descriptor anyway); errors are ignored.
     static func close(_ fd: Int32) {
-        _ = Glibc.close(fd)
+        Platform.close(fd)
     }
 
     static func shutdown(_ fd: Int32, _ how: Int32) throws(SystemError) {
-        _ = try call("shutdown") { Glibc.shutdown(fd, how) }
+        _ = try call("shutdown") { Platform.shutdown(fd, how) }
     }
 
     static func setOption<T: BitwiseCopyable>(
@@ -105,13 +102,6 @@ enum System {
         _ = try call("setsockopt") {
             setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<T>.size))
         }
-    }
-
-    static func epollControl(
-        _ epfd: Int32, _ operation: Int32, _ fd: Int32, events: UInt32, data: UInt64
-    ) throws(SystemError) {
-        var event = Linux.makeEpollEvent(events: events, data: data)
-        _ = try call("epoll_ctl") { Linux.epollCtl(epfd, operation, fd, &event) }
     }
 
     /// Monotonic clock in nanoseconds.

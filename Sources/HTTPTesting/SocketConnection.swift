@@ -2,6 +2,8 @@ import HTTPCore
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The blocking half of ``HTTPTestClient``: one TCP connection with receive and send timeouts, so every call is
@@ -27,7 +29,7 @@ final class SocketConnection: @unchecked Sendable {
     var isOpen: Bool { fd >= 0 }
 
     func close() {
-        if fd >= 0 { _ = Glibc.close(fd) }
+        if fd >= 0 { Platform.close(fd) }
         fd = -1
         buffer = []
         peerClosing = false
@@ -37,7 +39,7 @@ final class SocketConnection: @unchecked Sendable {
     func connect() throws {
         guard fd < 0 else { return }
         let family = host.contains(":") ? AF_INET6 : AF_INET
-        let socketFD = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let socketFD = Platform.socket(family: family, nonBlocking: false)
         guard socketFD >= 0 else { throw SystemError(function: "socket", errno: errno) }
         var time = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -50,7 +52,7 @@ final class SocketConnection: @unchecked Sendable {
             inet_pton(AF_INET, host, &address.sin_addr)
             result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    Platform.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         } else {
@@ -60,13 +62,13 @@ final class SocketConnection: @unchecked Sendable {
             inet_pton(AF_INET6, host, &address.sin6_addr)
             result = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    Platform.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         }
         guard result == 0 else {
             let code = errno
-            _ = Glibc.close(socketFD)
+            Platform.close(socketFD)
             throw SystemError(function: "connect", errno: code)
         }
         fd = socketFD
@@ -77,7 +79,7 @@ final class SocketConnection: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Platform.send(fd, $0.baseAddress, $0.count)
             }
             if written < 0 {
                 if errno == EINTR { continue }

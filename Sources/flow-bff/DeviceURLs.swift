@@ -3,6 +3,8 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The URLs a phone, simulator or emulator uses to reach a server bound to all interfaces.

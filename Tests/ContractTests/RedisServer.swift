@@ -1,5 +1,6 @@
 import BFFTesting
 import Foundation
+import HTTPCore
 import HTTPTesting
 import Synchronization
 
@@ -98,11 +99,7 @@ struct RedisServer: Sendable {
 
     /// A loopback port nothing listens on now (bound to 0, read, closed).
     static func freePort() throws -> Int {
-        #if os(Linux)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = Platform.socket(family: AF_INET, nonBlocking: false)
         guard fd >= 0 else { throw Failure("socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()

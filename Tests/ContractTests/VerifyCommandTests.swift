@@ -6,6 +6,8 @@ import Testing
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `flow-bff verify` as CI runs it: the built executable, real processes, loopback only.

@@ -161,10 +161,14 @@ import Testing
             #expect(error?.code == "timeout")
             // The configured 1 s applied, not the 30 s default. Measured where it happens: the responder's own
             // thread sees the loader close the connection (the test task's clock would include however long a
-            // busy concurrency pool took to resume it). The bound sits halfway between the two timeouts.
+            // busy concurrency pool took to resume it). The upper bound sits halfway between the two timeouts.
+            // The responder's clock starts once it has read the request, on a thread started after `accept`, while
+            // the loader's starts before it connects: on a loaded machine (load average 15 on 2 cores was seen)
+            // the difference reached 0.24 s, so the lower bound, which only rules out giving up at once, is half
+            // the configured timeout.
             try await responder.clientGaveUp.wait(timeout: .seconds(10))
             let gaveUpAfter = try #require(responder.clientGaveUpAfter.first)
-            #expect(gaveUpAfter >= .seconds(configured * 0.9), "the loader gave up after \(gaveUpAfter)")
+            #expect(gaveUpAfter >= .seconds(configured * 0.5), "the loader gave up after \(gaveUpAfter)")
             #expect(
                 gaveUpAfter < .seconds((configured + defaultTimeout) / 2), "the loader gave up after \(gaveUpAfter)")
         }

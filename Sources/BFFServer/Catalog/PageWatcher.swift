@@ -3,12 +3,14 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// Watches a pages directory and calls `onChange` once per burst of changes (debounced), on its own thread.
 ///
-/// inotify on the directory (not the files) sees in-place writes, editors that rename a temporary file over the
-/// page, and deletes; a poll of every `*.json` file's (name, size, mtime, inode) every `pollIntervalMs` catches
+/// The kernel's notifications on the directory (not the files; ``DirectoryEvents``: inotify on Linux, kqueue
+/// elsewhere) see in-place writes, editors that rename a temporary file over the page, and deletes; a poll of every `*.json` file's (name, size, mtime, inode) every `pollIntervalMs` catches
 /// what inotify cannot see (network and container mounts) and a replaced directory.
 final class PageWatcher: Sendable {
     /// What a poll compares.
@@ -38,31 +40,18 @@ final class PageWatcher: Sendable {
         self.onChange = onChange
     }
 
-    /// Starts the watcher thread; returns how it watches: `inotify+poll` or `poll`.
+    /// Starts the watcher thread; returns how it watches: `inotify+poll` (Linux), `kqueue+poll` or `poll`.
     @discardableResult
     func start() -> String {
         var pipeFDs: [Int32] = [-1, -1]
         guard pipe(&pipeFDs) == 0 else { return "off" }
-        var inotifyFD: Int32 = -1
-        if useInotify {
-            inotifyFD = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-            if inotifyFD >= 0 {
-                let mask =
-                    IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB
-                    | IN_DELETE_SELF | IN_MOVE_SELF
-                if inotify_add_watch(inotifyFD, directory, UInt32(mask)) < 0 {
-                    _ = close(inotifyFD)
-                    inotifyFD = -1
-                }
-            }
-        }
+        let events = useInotify ? DirectoryEvents(directory: directory) : nil
         stopFD.store(pipeFDs[1], ordering: .sequentiallyConsistent)
         let readFD = pipeFDs[0]
-        let descriptor = inotifyFD >= 0 ? "inotify+poll" : "poll"
-        let watchFD = inotifyFD
+        let descriptor = events != nil ? "\(DirectoryEvents.mechanism)+poll" : "poll"
         let thread = Thread { [self] in
-            run(inotifyFD: watchFD, stopFD: readFD)
-            if watchFD >= 0 { _ = close(watchFD) }
+            run(events: events, stopFD: readFD)
+            events?.close()
             _ = close(readFD)
         }
         thread.name = "flow-bff.watch"
@@ -79,7 +68,7 @@ final class PageWatcher: Sendable {
         _ = close(fd)
     }
 
-    private func run(inotifyFD: Int32, stopFD: Int32) {
+    private func run(events: DirectoryEvents?, stopFD: Int32) {
         var known = Self.scan(directory)
         var nextPoll = Self.now() + Double(pollIntervalMs) / 1000
         var lastChange: Double?
@@ -89,12 +78,12 @@ final class PageWatcher: Sendable {
             var timeout = max(0, nextPoll - now)
             if let lastChange { timeout = min(timeout, max(0, lastChange + Double(debounceMs) / 1000 - now)) }
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
-            if inotifyFD >= 0 { fds.append(pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0)) }
+            if let events { fds.append(pollfd(fd: events.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32((timeout * 1000).rounded(.up)))
             if ready < 0 && errno != EINTR { return }
             if fds[0].revents != 0 { return }
-            if fds.count > 1, fds[1].revents != 0 {
-                if drainEvents(inotifyFD, &buffer) { lastChange = Self.now() }
+            if let events, fds[1].revents != 0 {
+                if events.drain(&buffer) { lastChange = Self.now() }
             }
             if Self.now() >= nextPoll {
                 let current = Self.scan(directory)
@@ -112,31 +101,6 @@ final class PageWatcher: Sendable {
         }
     }
 
-    /// Reads pending inotify events; true when one concerns a page file or the directory itself.
-    private func drainEvents(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
-        var relevant = false
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { return relevant }
-            var offset = 0
-            let header = MemoryLayout<inotify_event>.size
-            while offset + header <= count {
-                let (mask, length) = buffer.withUnsafeBytes { raw in
-                    (
-                        raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                        Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    )
-                }
-                let nameBytes = buffer[(offset + header)..<min(offset + header + length, count)].prefix { $0 != 0 }
-                let name = String(decoding: nameBytes, as: UTF8.self)
-                if name.hasSuffix(".json") || mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                    relevant = true
-                }
-                offset += header + length
-            }
-        }
-    }
-
     /// Every `*.json` file's fingerprint, sorted by name.
     static func scan(_ directory: String) -> [Fingerprint] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
@@ -147,7 +111,7 @@ final class PageWatcher: Sendable {
             prints.append(
                 Fingerprint(
                     name: name, size: Int(info.st_size),
-                    modified: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec),
+                    modified: DirectoryEvents.modified(info),
                     inode: UInt(info.st_ino)))
         }
         return prints

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A one-shot value that any number of tasks can await with a time bound: the waiting primitive of
 /// ``ScriptedPageLoader`` and ``ScriptedCall``. No polling; a waiter is resumed exactly once, by the value or
 /// by its timeout.
@@ -10,7 +8,7 @@ final class BoundedSignal<Value: Sendable>: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

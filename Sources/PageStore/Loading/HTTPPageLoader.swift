@@ -1,6 +1,5 @@
 import Foundation
 import PageModel
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -185,7 +184,7 @@ private final class DataTaskHandle: Sendable {
         var isCancelled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(_ task: URLSessionDataTask) {
         let cancelled = state.withLock { state in

@@ -7,6 +7,8 @@ import Testing
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -6,6 +6,8 @@ import PageModel
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 #if canImport(FoundationNetworking)
     import FoundationNetworking

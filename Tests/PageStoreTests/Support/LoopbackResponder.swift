@@ -6,6 +6,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// A test-only HTTP/1.1 responder on `127.0.0.1`, port 0: canned responses per path, one request per
@@ -174,7 +176,7 @@ final class LoopbackResponder: Sendable {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
-                send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Platform.send(connection, $0.baseAddress, $0.count)
             }
             if sent < 0, errno == EINTR { continue }
             guard sent > 0 else { return }

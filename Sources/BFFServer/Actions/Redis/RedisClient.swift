@@ -1,4 +1,5 @@
 import Dispatch
+import HTTPCore
 
 #if canImport(Glibc)
     import Glibc
@@ -85,11 +86,7 @@ final class RedisClient: @unchecked Sendable {  // the mutable state is touched 
     private func openSocket(deadline: ContinuousClock.Instant) throws(RedisError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if os(Linux)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = Platform.streamType
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
         guard status == 0, let first = list else {
@@ -100,19 +97,11 @@ final class RedisClient: @unchecked Sendable {  // the mutable state is touched 
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
             entry = address.pointee.ai_next
-            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            let fd = Platform.socket(family: address.pointee.ai_family, nonBlocking: true)
             guard fd >= 0 else { continue }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            #if !os(Linux)
-                _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-            #if os(Linux)
-                var result = Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen)
-            #else
-                var result = Darwin.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen)
-            #endif
+            var result = Platform.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen)
             if result != 0 && (errno == EINPROGRESS || errno == EINTR) {
                 do {
                     try wait(fd, for: Int16(POLLOUT), until: deadline)
@@ -139,11 +128,7 @@ final class RedisClient: @unchecked Sendable {  // the mutable state is touched 
         var written = 0
         while written < request.count {
             let count = request.withUnsafeBytes { raw in
-                #if os(Linux)
-                    Glibc.send(descriptor, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL))
-                #else
-                    Darwin.send(descriptor, raw.baseAddress! + written, raw.count - written, 0)
-                #endif
+                Platform.send(descriptor, raw.baseAddress! + written, raw.count - written)
             }
             if count > 0 {
                 written += count
