@@ -14,7 +14,10 @@ let verifyUsage = """
 
     OPTIONS
       --page ID[?name=value&…]   an entry page (repeatable). Default: every page of DIR with --pages, else home.
-      --report junit|json FILE   also write a JUnit XML or JSON report (repeatable).
+      --all                      crawl every page the server's index lists.
+      --progress auto|lines|off  how progress is shown while crawling.
+      --report junit|json|github FILE
+                                 also write a JUnit XML, JSON or GitHub report (repeatable).
       --max-chunks N             next-page requests per page before pagination counts as endless (10000).
       --max-pages N              page targets (page id + parameters) crawled in all (500).
       --max-variants N           parameter sets crawled per page id (8).

@@ -61,11 +61,7 @@ func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) 
 /// Prints findings, errors to standard error and the rest to standard output; `directory` prefixes file names.
 func printDiagnostics(_ diagnostics: [FileDiagnostic], in directory: String? = nil) {
     for finding in diagnostics {
-        var shown = finding
-        if let directory, finding.file != directory {
-            shown.file = (directory.hasSuffix("/") ? directory : directory + "/") + finding.file
-        }
-        let line = "\(shown)\n"
+        let line = finding.located(in: directory) + "\n"
         if finding.diagnostic.severity == .error {
             FileHandle.standardError.write(Data(line.utf8))
         } else {
@@ -83,7 +79,7 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     let configuration = loadConfiguration(arguments, pages: arguments.positional.first)
     let log = StandardOutputLogSink()
     let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
-    printDiagnostics(catalog.diagnostics)
+    printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)
     let service: BFFService
     do {
         service = try makeServer(configuration: configuration, catalog: catalog, log: log)

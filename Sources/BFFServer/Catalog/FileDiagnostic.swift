@@ -1,7 +1,7 @@
 import PageModel
 
-/// A diagnostic found while loading a page file: printed as `file:line:column: JSON-path: severity: code: message`
-/// (`file: JSON-path: …` when there is no position, e.g. for the directory itself).
+/// A diagnostic found while loading a page file: `file: JSON-path: severity: code: message`; `flow-bff check`
+/// and `serve` print it with its position, ``located(in:)``.
 public struct FileDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The file, relative to the pages directory.
     public var file: String
@@ -16,9 +16,17 @@ public struct FileDiagnostic: Sendable, Hashable, CustomStringConvertible {
         self.position = position
     }
 
-    public var description: String {
-        guard let position else { return "\(file): \(diagnostic)" }
-        return "\(file):\(position.line):\(position.column): \(diagnostic)"
+    public var description: String { "\(file): \(diagnostic)" }
+
+    /// `directory/file:line:column: JSON-path: severity: code: message` (without `:line:column` when there is no
+    /// position, and without the directory when `file` is the directory itself or `directory` is `nil`).
+    public func located(in directory: String? = nil) -> String {
+        var path = file
+        if let directory, file != directory {
+            path = (directory.hasSuffix("/") ? directory : directory + "/") + file
+        }
+        guard let position else { return "\(path): \(diagnostic)" }
+        return "\(path):\(position.line):\(position.column): \(diagnostic)"
     }
 }
 

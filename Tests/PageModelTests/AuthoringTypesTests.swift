@@ -1,0 +1,81 @@
+import Testing
+
+@testable import PageModel
+
+@Suite struct AuthoringTypesTests {
+    let document: JSONValue = [
+        "page": [
+            "sections": [
+                ["widgets": [["type": "list_rwo", "actions": ["tap": ["type": "tosat"]]], ["type": "x-map"]]]
+            ]
+        ],
+        "effects": [["type": "taost"], ["type": "confetti"]],
+    ]
+
+    var decoderDiagnostics: [Diagnostic] {
+        [
+            .warning("unknown_widget_type", "/page/sections/0/widgets/0/type", widgetID: "a", "unknown widget type"),
+            .warning("unknown_action_type", "/page/sections/0/widgets/0/actions/tap/type", "unknown action type"),
+            .warning("unknown_widget_type", "/page/sections/0/widgets/1/type", widgetID: "b", "unknown widget type"),
+            .warning("unknown_action_type", "/effects/0/type", "unknown action type"),
+            .warning("unknown_action_type", "/effects/1/type", "unknown action type"),
+            .warning("empty_section", "/page/sections/0/widgets", "kept as it is"),
+        ]
+    }
+
+    @Test func unknownTypesBecomeErrorsNamingTheClosestKnownType() {
+        let reviewed = AuthoringTypes().review(decoderDiagnostics, in: document, catalog: .standard)
+        #expect(
+            reviewed.map { "\($0.severity) \($0.code) \($0.message)" } == [
+                #"error unknown_widget_type unknown widget type "list_rwo" (did you mean list_row?)"#,
+                #"error unknown_action_type unknown action type "tosat" (did you mean toast?)"#,
+                #"error unknown_action_type unknown effect type "taost" (did you mean toast?)"#,
+                "error unknown_action_type unknown effect type \"confetti\"; known: \(ActionType.all.joined(separator: ", ")); "
+                    + #"a custom type starts with "x-" or is registered in the configuration (docs/check.md)"#,
+                "warning empty_section kept as it is",
+            ])
+        #expect(reviewed.first?.widgetID == "a")
+        #expect(reviewed.first?.path == "/page/sections/0/widgets/0/type")
+    }
+
+    @Test func registeredAndPrefixedTypesAreAccepted() {
+        let types = AuthoringTypes(customWidgetTypes: ["list_rwo"], customActionTypes: ["tosat", "taost", "confetti"])
+        #expect(types.review(decoderDiagnostics, in: document, catalog: .standard).map(\.code) == ["empty_section"])
+        #expect(types.isCustom(widgetType: "x-anything"))
+        #expect(types.isCustom(actionType: "x-anything"))
+        #expect(!types.isCustom(widgetType: "list_row"), "catalog types are known, not custom")
+    }
+}
+
+@Suite struct JSONSourceMapTests {
+    let text = """
+        {
+          "a": [1, {"b": "é", "c/d": true}],
+          "e\\u0066": null,
+          "é": {"x": "y"}
+        }
+        """
+
+    @Test func everyValueHasItsLineAndColumn() throws {
+        let map = try #require(JSONSourceMap(bytes: Array(text.utf8)))
+        #expect(map.position(of: "")?.description == "1:1")
+        #expect(map.position(of: "/a")?.description == "2:8")
+        #expect(map.position(of: "/a/0")?.description == "2:9")
+        #expect(map.position(of: "/a/1/b")?.description == "2:18")
+        #expect(map.position(of: "/a/1/c~1d")?.description == "2:30", "columns count characters, not bytes")
+        #expect(map.position(of: "/ef")?.description == "3:14", "escaped keys are decoded")
+        #expect(map.position(of: "/é/x")?.description == "4:14")
+    }
+
+    @Test func aMissingMemberPointsAtItsNearestParent() throws {
+        let map = try #require(JSONSourceMap(bytes: Array(text.utf8)))
+        #expect(map.position(of: "/a/1/missing/deeper") == map.position(of: "/a/1"))
+        #expect(map.position(of: "/nothing") == map.position(of: ""))
+    }
+
+    @Test func invalidTextHasNoMap() {
+        #expect(JSONSourceMap(bytes: Array(#"{"a": [}"#.utf8)) == nil)
+        #expect(JSONSourceMap(bytes: Array(#"{"a": 1} 2"#.utf8)) == nil)
+        #expect(JSONSourceMap(bytes: []) == nil)
+    }
+}
