@@ -43,6 +43,7 @@ import Testing
         #expect(types.review(decoderDiagnostics, in: document, catalog: .standard).map(\.code) == ["empty_section"])
         #expect(types.isCustom(widgetType: "x-anything"))
         #expect(types.isCustom(actionType: "x-anything"))
+        #expect(!types.isCustom(widgetType: "x-"), "the prefix alone is not a type")
         #expect(!types.isCustom(widgetType: "list_row"), "catalog types are known, not custom")
     }
 }

@@ -6,7 +6,7 @@
 /// skips the widget per its `UnknownWidgetPolicy`), so an app released against an older catalog still renders
 /// newer pages.
 public struct AuthoringTypes: Sendable, Hashable {
-    /// Types starting with this prefix are custom and always accepted.
+    /// Types starting with this prefix (and at least one more character) are custom and always accepted.
     public static let extensionPrefix = "x-"
 
     /// Widget types outside the catalog that the apps render (`pages.customWidgetTypes`).
@@ -21,12 +21,17 @@ public struct AuthoringTypes: Sendable, Hashable {
 
     /// True when `type` is a registered custom widget type or carries the extension prefix.
     public func isCustom(widgetType type: String) -> Bool {
-        type.hasPrefix(Self.extensionPrefix) || customWidgetTypes.contains(type)
+        Self.isExtension(type) || customWidgetTypes.contains(type)
     }
 
     /// True when `type` is a registered custom action type or carries the extension prefix.
     public func isCustom(actionType type: String) -> Bool {
-        type.hasPrefix(Self.extensionPrefix) || customActionTypes.contains(type)
+        Self.isExtension(type) || customActionTypes.contains(type)
+    }
+
+    /// `x-` followed by at least one character (the schema's `CustomWidgetType` pattern `^x-.`).
+    static func isExtension(_ type: String) -> Bool {
+        type.count > extensionPrefix.count && type.hasPrefix(extensionPrefix)
     }
 
     /// The decoder's diagnostics of `document` with this rule applied: an `unknown_widget_type` or
