@@ -192,10 +192,10 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
         directory: configuration.pages.directory, defaults: configuration.pages, unchecked: options.unchecked)
     let errors = catalog.diagnostics.filter { $0.diagnostic.severity == .error }
     if !errors.isEmpty {
-        printDiagnostics(errors)
+        printDiagnostics(errors, in: directory)
         if !options.unchecked {
             fail(
-                "not verifying: \(errors.count) errors in \(directory) (listed above; flow-bff check \(directory))",
+                "not verifying: \(counted(errors.count, "error")) in \(directory) (listed above; flow-bff check \(directory))",
                 status: 1)
         }
     }
