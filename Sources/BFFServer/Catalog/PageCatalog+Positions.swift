@@ -8,7 +8,8 @@ extension PageCatalog {
         var maps: [String: JSONSourceMap?] = [:]
         var bytesByFile: [String: [UInt8]?] = [:]
         return diagnostics.map { finding in
-            guard finding.position == nil, finding.file.hasSuffix(".json") else { return finding }
+            guard finding.position == nil, finding.file.hasSuffix(".json"), finding.diagnostic.code != "skipped_file"
+            else { return finding }
             if bytesByFile[finding.file] == nil {
                 bytesByFile[finding.file] = FileManager.default.contents(atPath: directory + "/" + finding.file)
                     .map { Array($0) }
