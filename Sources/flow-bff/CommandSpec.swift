@@ -11,7 +11,8 @@ struct CommandSpec {
     /// The most positional arguments accepted; more are a usage error (exit 2).
     var maximumPositional: Int
     var summary: String
-    var exitStatus: String
+    /// The EXIT STATUS section, one entry per line.
+    var exitStatus: [String]
 
     /// The option names, for ``CommandLineArguments/check(allowed:)``.
     var optionNames: Set<String> { Set(options.map(\.name)) }
@@ -39,7 +40,7 @@ struct CommandSpec {
             lines.append("  " + flag.padding(toLength: width + 4, withPad: " ", startingAt: 0) + option.meaning)
         }
         lines.append("  " + "--help".padding(toLength: width + 4, withPad: " ", startingAt: 0) + "this text")
-        lines += ["", "EXIT STATUS", "  " + exitStatus]
+        lines += ["", "EXIT STATUS"] + exitStatus.map { "  " + $0 }
         return lines.joined(separator: "\n")
     }
 
@@ -54,9 +55,10 @@ struct CommandSpec {
         ],
         positionalUsage: "[DIR]", maximumPositional: 1,
         summary: "serve the page files in DIR (the same as --pages DIR)",
-        exitStatus:
-            "0 after a graceful shutdown (SIGTERM, Ctrl-C), 1 errors in the pages, 2 usage, configuration or "
-            + "address error (e.g. the port is in use).")
+        exitStatus: [
+            "0 after a graceful shutdown (SIGTERM, Ctrl-C), 1 errors in the pages,",
+            "2 usage, configuration or address error (e.g. the port is already in use).",
+        ])
 
     static let check = CommandSpec(
         name: "check",
@@ -67,7 +69,8 @@ struct CommandSpec {
         ],
         positionalUsage: "[DIR | FILE…]", maximumPositional: .max,
         summary: "lint page files offline with the server's rules (docs/check.md)",
-        exitStatus:
-            "0 no error, 1 errors in the pages (with --strict: or warnings), 2 usage or configuration error. Every "
-            + "finding is printed as FILE:LINE:COLUMN: JSON-path: severity: code: message.")
+        exitStatus: [
+            "0 no error, 1 errors in the pages (with --strict: or warnings), 2 usage or configuration error.",
+            "Every finding is printed as FILE:LINE:COLUMN: JSON-path: severity: code: message.",
+        ])
 }
