@@ -93,6 +93,7 @@ public func makeServer(
     }
     var http = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
     if configuration.server.workers > 0 { http.workerThreads = configuration.server.workers }
+    http.eventLoop = configuration.server.eventLoop
     http.limits.maxBodySize = configuration.http.maximumActionBodyBytes
     http.limits.maxConnections = configuration.http.maximumConnections
     http.timeouts.headerRead = .milliseconds(Int(configuration.http.headerTimeoutSeconds * 1000))

@@ -1,5 +1,6 @@
 import BFFServer
 import Foundation
+import HTTPCore
 import PageModel
 
 /// Starts a flow-bff server on an ephemeral loopback port, runs `body` with its base URL, then shuts it down.
@@ -20,6 +21,12 @@ public func withTestServer<Result>(
     configuration.server.host = configuration.server.host == "::1" ? "::1" : "127.0.0.1"
     configuration.server.port = 0
     if configuration.server.workers == 0 { configuration.server.workers = 2 }
+    // scripts/test runs the live suites on both event loops.
+    if let name = ProcessInfo.processInfo.environment["FLOW_BFF_SERVER_EVENT_LOOP"],
+        let kind = HTTPServer.Configuration.EventLoopKind(rawValue: name)
+    {
+        configuration.server.eventLoop = kind
+    }
     let service = try makeServer(configuration: configuration, catalog: catalog, log: log)
     try service.start()
     let server = TestServer(service: service)

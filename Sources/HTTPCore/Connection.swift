@@ -57,7 +57,7 @@ final class Connection {
     var current: RequestInfo?
     var deadlineKind = DeadlineKind.header
     var deadline: UInt64
-    var interest: UInt32 = Linux.epollIn
+    var interest: Readiness = .readable
     var peerClosed = false
     var lingerOnClose = false
     var streamChunked = false
@@ -76,19 +76,19 @@ final class Connection {
 
     // MARK: Events
 
-    func handle(events: UInt32) {
-        if events & Linux.epollErr != 0 {
+    func handle(_ readiness: Readiness) {
+        if readiness.contains(.error) {
             close()
             return
         }
-        if events & Linux.epollOut != 0 {
+        if readiness.contains(.writable) {
             onWritable()
             if phase == .closed { return }
         }
-        if events & (Linux.epollIn | Linux.epollHup) != 0 {
-            if interest & Linux.epollIn == 0 {
+        if !readiness.isDisjoint(with: [.readable, .hangup]) {
+            if !interest.contains(.readable) {
                 // Hang-up while not reading (deferred reply pending): the peer is gone.
-                if events & Linux.epollHup != 0 { close() }
+                if readiness.contains(.hangup) { close() }
                 return
             }
             onReadable()
@@ -338,15 +338,15 @@ final class Connection {
 
     func updateInterest() {
         guard phase != .closed else { return }
-        var wanted: UInt32 = 0
+        var wanted: Readiness = []
         let reading =
             (phase == .reading && !peerClosed && output.pendingBytes < Connection.outputHighWater)
             || phase == .lingering
-        if reading { wanted |= Linux.epollIn }
-        if !output.isEmpty { wanted |= Linux.epollOut }
+        if reading { wanted.insert(.readable) }
+        if !output.isEmpty { wanted.insert(.writable) }
         if wanted != interest {
             interest = wanted
-            loop.setInterest(fd, wanted)
+            loop.setInterest(self, wanted)
         }
     }
 
@@ -407,7 +407,6 @@ final class Connection {
         current = nil
         drip = nil
         loop.remove(self)
-        System.close(fd)
     }
 
     /// Answers 503 to a connection over ``HTTPServer/Configuration/Limits/maxConnections`` and closes it.

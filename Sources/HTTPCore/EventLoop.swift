@@ -11,10 +11,12 @@ struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     let value: Value
 }
 
-/// One event-loop thread: an epoll instance multiplexing the shared listener, its connections, a wake-up
-/// eventfd and timers.
-// @unchecked Sendable: everything except `inbox` and the atomics is confined to the loop thread; other threads
-// only call `execute(_:)`, which goes through the `inbox` Mutex.
+/// One event loop: the shared listener, its connections, timers and the deadline sweep, driven by an
+/// ``EventPoller`` — an epoll thread (Linux) or Dispatch sources on a serial queue
+/// (``HTTPServer/Configuration/EventLoopKind``). Everything here runs on the loop (its thread or queue), one event
+/// at a time: `tick()`, the event (`acceptConnections()`, `runTasks()`, `connectionReady`), `afterEvents()`.
+// @unchecked Sendable: everything except `inbox` and the atomics is confined to the loop; other threads only call
+// `execute(_:)`, which goes through the `inbox` Mutex.
 final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         var tasks: [@Sendable () -> Void] = []
@@ -22,8 +24,6 @@ final class EventLoop: @unchecked Sendable {
         var stopped = false
     }
 
-    private static let listenerToken = UInt64.max
-    private static let wakeToken = UInt64.max - 1
     static let sweepInterval: UInt64 = 50_000_000
 
     let index: Int
@@ -37,12 +37,11 @@ final class EventLoop: @unchecked Sendable {
     let writeTimeout: UInt64
     let serverLine: [UInt8]
 
-    private let epfd: Int32
-    private let wakeFD: Int32
     private let listenFD: Int32
+    private let poller: any EventPoller
     private let inbox = Mutex(Inbox())
 
-    // Loop-thread state.
+    // Loop state.
     private var connections: [Connection?] = []
     private(set) var connectionCount = 0
     private(set) var now: UInt64 = System.monotonicNanoseconds()
@@ -56,6 +55,7 @@ final class EventLoop: @unchecked Sendable {
     private(set) var draining = false
     private var drainDeadline: UInt64 = 0
     private var listening = true
+    private var listenerReleased = false
 
     // Counters readable from any thread.
     let accepted = Atomic<Int>(0)
@@ -75,27 +75,23 @@ final class EventLoop: @unchecked Sendable {
         writeTimeout = timeouts.write.nanoseconds
         serverLine = configuration.serverName.map { Array("Server: \($0)\r\n".utf8) } ?? []
         compressor = GzipCompressor(level: configuration.compression.level)
-        epfd = try System.call("epoll_create1") { Linux.epollCreate1(Linux.epollCloexec) }
-        do {
-            wakeFD = try System.call("eventfd") { Linux.eventfd(0, Linux.efdCloexec | Linux.efdNonblock) }
-        } catch {
-            System.close(epfd)
-            throw error
+        switch configuration.eventLoop {
+        case .epoll:
+            #if os(Linux)
+                poller = try EpollPoller(listenFD: listenFD)
+            #else
+                throw SystemError(function: "epoll (Linux only; use the dispatch event loop)", errno: ENOSYS)
+            #endif
+        case .dispatch:
+            poller = DispatchPoller(listenFD: listenFD, index: index)
         }
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         vectors = .allocate(capacity: 64)
-        do {
-            try System.epollControl(epfd, Linux.epollCtlAdd, wakeFD, events: Linux.epollIn, data: EventLoop.wakeToken)
-            try System.epollControl(
-                epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
-                data: EventLoop.listenerToken)
-        } catch {
-            System.close(wakeFD)
-            System.close(epfd)
-            readBuffer.deallocate()
-            vectors.deallocate()
-            throw error
-        }
+    }
+
+    /// Starts delivering events (an epoll thread, or Dispatch sources).
+    func start() {
+        poller.start(self)
     }
 
     /// Runs `task` on the loop thread soon. Dropped when the loop has stopped.
@@ -105,8 +101,7 @@ final class EventLoop: @unchecked Sendable {
             inbox.tasks.append(task)
             if !inbox.wakePending {
                 inbox.wakePending = true
-                var one: UInt64 = 1
-                _ = try? System.write(wakeFD, &one, 8)
+                poller.wake()
             }
         }
     }
@@ -116,68 +111,24 @@ final class EventLoop: @unchecked Sendable {
         timers.append((now &+ delay, action))
     }
 
-    // MARK: Loop
+    // MARK: Events
 
-    func run() {
-        // `sendfile` has no MSG_NOSIGNAL: block SIGPIPE on this thread so a vanished peer yields EPIPE instead of
-        // killing the process. (A synchronous SIGPIPE is thread-directed, so this does not affect other threads.)
-        var pipe = sigset_t()
-        sigemptyset(&pipe)
-        sigaddset(&pipe, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &pipe, nil)
-        let capacity = 256
-        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
-        defer { events.deallocate() }
+    /// Reads the clock before an event.
+    func tick() {
+        now = System.monotonicNanoseconds()
         date.refresh()
-        while true {
-            let timeout = computeTimeout()
-            let count: Int32
-            do {
-                count = try System.call("epoll_wait") { Linux.epollWait(epfd, events, Int32(capacity), timeout) }
-            } catch {
-                logger.error("event loop \(index): \(error)")
-                break
-            }
-            now = System.monotonicNanoseconds()
-            date.refresh()
-            for eventIndex in 0..<Int(count) {
-                let eventMask = events[eventIndex].events
-                let token = events[eventIndex].data.u64
-                if token == EventLoop.listenerToken {
-                    acceptConnections()
-                } else if token == EventLoop.wakeToken {
-                    runTasks()
-                } else {
-                    let fd = Int(truncatingIfNeeded: token)
-                    if fd < connections.count, let connection = connections[fd] {
-                        connection.handle(events: eventMask)
-                    }
-                }
-            }
-            if !timers.isEmpty { runTimers() }
-            if now >= nextSweep {
-                nextSweep = now &+ EventLoop.sweepInterval
-                sweep()
-            }
-            if draining {
-                if now >= drainDeadline { closeAll() }
-                if connectionCount == 0 { break }
-            }
-        }
-        shutdownLoop()
     }
 
-    private func computeTimeout() -> Int32 {
+    /// How long the poller may wait for the next event, in nanoseconds; `nil` for no limit.
+    func nextTimeout() -> UInt64? {
         var wait: UInt64 = UInt64.max
         if connectionCount > 0 || draining { wait = EventLoop.sweepInterval }
         for timer in timers { wait = min(wait, timer.deadline > now ? timer.deadline - now : 0) }
-        if wait == UInt64.max { return -1 }
-        return Int32(min((wait + 999_999) / 1_000_000, 60_000))
+        return wait == UInt64.max ? nil : wait
     }
 
-    private func runTasks() {
-        var counter: UInt64 = 0
-        _ = try? System.read(wakeFD, &counter, 8)
+    /// Runs the tasks other threads handed to ``execute(_:)``.
+    func runTasks() {
         let tasks = inbox.withLock { inbox -> [@Sendable () -> Void] in
             inbox.wakePending = false
             let tasks = inbox.tasks
@@ -185,6 +136,36 @@ final class EventLoop: @unchecked Sendable {
             return tasks
         }
         for task in tasks { task() }
+    }
+
+    /// A connection's socket is ready, by descriptor (epoll).
+    func connectionReady(fd: Int32, _ readiness: Readiness) {
+        let slot = Int(fd)
+        if slot < connections.count, let connection = connections[slot] {
+            connection.handle(readiness)
+        }
+    }
+
+    /// A connection's socket is ready (Dispatch); ignored once the connection has been closed.
+    func connectionReady(_ connection: Connection, _ readiness: Readiness) {
+        let slot = Int(connection.fd)
+        if slot < connections.count, connections[slot] === connection {
+            connection.handle(readiness)
+        }
+    }
+
+    /// Timers, the deadline sweep and the drain after each batch of events; returns whether the loop is done.
+    func afterEvents() -> Bool {
+        if !timers.isEmpty { runTimers() }
+        if now >= nextSweep {
+            nextSweep = now &+ EventLoop.sweepInterval
+            sweep()
+        }
+        if draining {
+            if now >= drainDeadline { closeAll() }
+            if connectionCount == 0 { return true }
+        }
+        return false
     }
 
     private func runTimers() {
@@ -208,7 +189,7 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Connections
 
-    private func acceptConnections() {
+    func acceptConnections() {
         guard listening else { return }
         for _ in 0..<64 {
             var storage = sockaddr_storage()
@@ -230,7 +211,8 @@ final class EventLoop: @unchecked Sendable {
                     pauseListening(for: 100_000_000)
                 default:
                     // EINVAL after the listener was shut down: stop watching it.
-                    stopListening()
+                    poller.watchListener(false)
+                    listening = false
                 }
                 return
             }
@@ -251,9 +233,9 @@ final class EventLoop: @unchecked Sendable {
             connections[slot] = connection
             connectionCount += 1
             do {
-                try System.epollControl(epfd, Linux.epollCtlAdd, fd, events: Linux.epollIn, data: UInt64(fd))
+                try poller.add(connection)
             } catch {
-                logger.error("epoll_ctl add: \(error)")
+                logger.error("watching a connection: \(error)")
                 connection.close()
             }
         }
@@ -261,36 +243,29 @@ final class EventLoop: @unchecked Sendable {
 
     private func pauseListening(for nanoseconds: UInt64) {
         guard listening else { return }
-        _ = try? System.epollControl(epfd, Linux.epollCtlDel, listenFD, events: 0, data: 0)
+        poller.watchListener(false)
         listening = false
         schedule(after: nanoseconds) { [self] in
-            guard !draining, !listening else { return }
-            if (try? System.epollControl(
-                epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
-                data: EventLoop.listenerToken)) != nil
-            {
-                listening = true
-            }
+            guard !draining, !listening, !listenerReleased else { return }
+            poller.watchListener(true)
+            listening = true
         }
     }
 
-    private func stopListening() {
-        if listening {
-            _ = try? System.epollControl(epfd, Linux.epollCtlDel, listenFD, events: 0, data: 0)
-            listening = false
-        }
+    /// Stops watching the listener for good and tells the server once this loop no longer uses it.
+    private func releaseListener() {
+        guard !listenerReleased else { return }
+        listenerReleased = true
+        listening = false
+        poller.releaseListener { [server] in server.loopReleasedListener() }
     }
 
-    /// Changes the epoll interest of a connection.
-    func setInterest(_ fd: Int32, _ events: UInt32) {
-        do {
-            try System.epollControl(epfd, Linux.epollCtlMod, fd, events: events, data: UInt64(fd))
-        } catch {
-            logger.error("epoll_ctl mod: \(error)")
-        }
+    /// Changes what the poller reports for a connection.
+    func setInterest(_ connection: Connection, _ interest: Readiness) {
+        poller.setInterest(connection, interest)
     }
 
-    /// Forgets a closed connection (called by `Connection.close()`).
+    /// Forgets a closed connection and closes its socket (called by `Connection.close()`).
     func remove(_ connection: Connection) {
         let slot = Int(connection.fd)
         if slot < connections.count, connections[slot] === connection {
@@ -298,6 +273,7 @@ final class EventLoop: @unchecked Sendable {
             connectionCount -= 1
             server.openConnections.subtract(1, ordering: .relaxed)
         }
+        poller.close(connection)
     }
 
     // MARK: Shutdown
@@ -307,8 +283,7 @@ final class EventLoop: @unchecked Sendable {
         guard !draining else { return }
         draining = true
         drainDeadline = deadline
-        stopListening()
-        server.loopReleasedListener()
+        releaseListener()
         for slot in connections.indices {
             if let connection = connections[slot], connection.isIdle { connection.close() }
         }
@@ -320,15 +295,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func shutdownLoop() {
+    /// Ends the loop (called by the poller once ``afterEvents()`` says so, or when waiting failed).
+    func finish() {
         closeAll()
-        if !draining { server.loopReleasedListener() }
+        releaseListener()
         inbox.withLock { inbox in
             inbox.stopped = true
             inbox.tasks.removeAll()
-            System.close(wakeFD)
+            poller.stop()
         }
-        System.close(epfd)
         readBuffer.deallocate()
         vectors.deallocate()
         timers.removeAll()

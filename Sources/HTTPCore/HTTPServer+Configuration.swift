@@ -10,8 +10,11 @@ extension HTTPServer {
         public var host: String = "127.0.0.1"
         /// TCP port; `0` binds an ephemeral port, reported by ``HTTPServer/port`` after `start()`. Default `8080`.
         public var port: Int = 8080
-        /// Number of event-loop threads (one epoll instance each). Default: the number of online cores.
+        /// Number of event loops (one epoll thread, or one Dispatch queue, each). Default: the number of online cores.
         public var workerThreads: Int = Configuration.onlineCores
+        /// Which event loop serves connections: `epoll` (Linux) or `dispatch` (portable). Default: `epoll` on Linux,
+        /// `dispatch` elsewhere.
+        public var eventLoop: EventLoopKind = .platformDefault
         /// `listen(2)` backlog. Default `1024`.
         public var backlog: Int32 = 1024
         /// Request size and connection limits.

@@ -88,7 +88,7 @@ public final class HTTPServer: Sendable {
             state.phase = .running
             for loop in loops {
                 stopped.enter()
-                Thread.start(name: "http-loop-\(loop.index)") { loop.run() }
+                loop.start()
             }
         }
     }

@@ -52,6 +52,10 @@ struct CommandSpec {
             ("host", "HOST", "address to bind, e.g. 0.0.0.0 for the simulator and devices (default 127.0.0.1)"),
             ("port", "PORT", "TCP port, 0 for a free one (default 8080)"),
             ("preview", "true|false", "the browser preview at /__preview (default: on in mock mode)"),
+            (
+                "event-loop", "epoll|dispatch",
+                "epoll (Linux's fast path) or dispatch (portable); default epoll on Linux"
+            ),
         ],
         positionalUsage: "[DIR]", maximumPositional: 1,
         summary: "serve the page files in DIR (the same as --pages DIR)",

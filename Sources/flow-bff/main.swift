@@ -10,6 +10,7 @@ let usage = """
 
     USAGE
       flow-bff [serve] [DIR] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
+                       [--event-loop epoll|dispatch]
       flow-bff check [DIR | FILE…] [--pages DIR] [--config FILE] [--strict]
       flow-bff verify (--url URL | --pages DIR) [options]
       flow-bff COMMAND --help | flow-bff --help | --version
@@ -50,6 +51,7 @@ func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) 
     if let host = arguments.flags["host"] { flags["server.host"] = host }
     if let port = arguments.flags["port"] { flags["server.port"] = port }
     if let preview = arguments.flags["preview"] { flags["preview.enabled"] = preview }
+    if let eventLoop = arguments.flags["event-loop"] { flags["server.eventLoop"] = eventLoop }
     do {
         return try ConfigurationLoader().load(
             files: files, environment: ProcessInfo.processInfo.environment, flags: flags)

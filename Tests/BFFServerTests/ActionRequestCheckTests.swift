@@ -96,3 +96,53 @@ import Testing
         }
     }
 }
+
+extension ActionRequestCheckTests {
+    @Test func mockModeRefusesUndeclaredEventsAndUnknownPages() async throws {
+        let pages = try temporaryPages(Self.files)
+        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
+            let answers = try await Self.answers(
+                server,
+                [
+                    ("shop.reveal", Self.body("reveal", event: "change")),
+                    ("shop.buy", Self.body("buy", page: "elsewhere")),
+                    ("shop.buy", Self.body("alt", event: "change")),
+                ],
+                session: "s-1")
+            #expect(answers == ["400 undeclared_event", "404 page_not_found", "400 undeclared_event"])
+        }
+    }
+
+    /// A widget only a Swift handler's answer brings is in no page file: production cannot know it, but in mock
+    /// mode the session's copy holds it after the answer, so a follow-up request from that session is accepted —
+    /// and the same request from another session is not.
+    @Test func mockModeAcceptsWidgetsOfTheSessionCopyOnly() async throws {
+        let pages = try temporaryPages(Self.files)
+        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
+            server.service.application.actions.register("shop.reveal") { _ in
+                ActionResponse(mutations: [
+                    .replaceWidget(
+                        id: "reveal",
+                        widget: .button(id: "fresh", title: "Fresh", onTap: .api(name: "shop.buy")))
+                ])
+            }
+            let first = try await Self.answers(
+                server, [("shop.reveal", Self.body("reveal")), ("shop.buy", Self.body("fresh"))], session: "s-1")
+            #expect(first == ["200", "200"])
+            let other = try await Self.answers(server, [("shop.buy", Self.body("fresh"))], session: "s-2")
+            #expect(other == ["400 unknown_widget"])
+        }
+        try await withTestServer(pages: try temporaryPages(Self.files)) { server in
+            server.service.application.actions.register("shop.reveal") { _ in
+                ActionResponse(mutations: [
+                    .replaceWidget(
+                        id: "reveal",
+                        widget: .button(id: "fresh", title: "Fresh", onTap: .api(name: "shop.buy")))
+                ])
+            }
+            let answers = try await Self.answers(
+                server, [("shop.reveal", Self.body("reveal")), ("shop.buy", Self.body("fresh"))])
+            #expect(answers == ["200", "400 unknown_widget"])
+        }
+    }
+}

@@ -141,6 +141,7 @@ import Testing
         #expect(serve.status == 0)
         #expect(serve.output.contains("flow-bff serve [DIR] [options]"))
         #expect(serve.output.contains("--port PORT"))
+        #expect(serve.output.contains("--event-loop epoll|dispatch"))
         #expect(!serve.output.contains("--strict"))
         let check = try await run(["check", "--help"])
         #expect(check.status == 0)

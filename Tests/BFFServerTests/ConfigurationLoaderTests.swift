@@ -40,6 +40,18 @@ import Testing
         #expect(configuration.pages.defaultPageSize == 7)
     }
 
+    @Test func theEventLoopFromFileEnvironmentOrFlag() throws {
+        #expect(try ConfigurationLoader().load(files: [], environment: [:]).server.eventLoop == .platformDefault)
+        let file = try temporaryFile(#"{"server": {"eventLoop": "dispatch"}}"#)
+        #expect(try ConfigurationLoader().load(files: [file], environment: [:]).server.eventLoop == .dispatch)
+        let environment = ["FLOW_BFF_SERVER_EVENT_LOOP": "dispatch"]
+        #expect(try ConfigurationLoader().load(files: [], environment: environment).server.eventLoop == .dispatch)
+        let flags = ["server.eventLoop": "epoll"]
+        #expect(
+            try ConfigurationLoader().load(files: [file], environment: environment, flags: flags).server.eventLoop
+                == .epoll)
+    }
+
     @Test func theCursorKeyVariable() throws {
         let key = String(repeating: "s", count: 40)
         let configuration = try ConfigurationLoader().load(files: [], environment: ["FLOW_BFF_CURSOR_KEY": key])
@@ -66,6 +78,10 @@ import Testing
         (#"{"server": {"port": 70000}}"#, "server.port", "70000 is out of range 0...65535"),
         (#"{"cursors": {"key": "short"}}"#, "cursors.key", "a cursor key needs at least 32 characters"),
         (#"{"logging": {"accessLog": 1}}"#, "logging.accessLog", "expected boolean, found number"),
+        (
+            #"{"server": {"eventLoop": "kqueue"}}"#, "server.eventLoop",
+            #""kqueue" is not an event loop: use epoll or dispatch"#
+        ),
     ])
     func badValuesAreErrors(_ text: String, _ key: String, _ message: String) throws {
         let file = try temporaryFile(text)

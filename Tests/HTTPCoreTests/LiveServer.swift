@@ -1,12 +1,15 @@
+import Foundation
 import HTTPCore
 
-/// A loopback, port 0, two-thread configuration adjusted by `configure`. Keep-alive connections stay open for
+/// A loopback, port 0, two-thread configuration adjusted by `configure`, on the event loop named by
+/// `FLOW_BFF_SERVER_EVENT_LOOP` (`epoll` | `dispatch`; scripts/test runs the live suites on both). Keep-alive connections stay open for
 /// 2 minutes unless a test sets `timeouts.idle`: between two requests a test awaits the concurrency pool, which a
 /// loaded one-core machine can keep busy for longer than the 30 s default.
 func testConfiguration(_ configure: (inout HTTPServer.Configuration) -> Void = { _ in }) -> HTTPServer.Configuration {
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configuration.workerThreads = 2
     configuration.timeouts.idle = .seconds(120)
+    configuration.eventLoop = testEventLoop
     configure(&configuration)
     return configuration
 }
@@ -28,3 +31,12 @@ func withServer(
     server.shutdown(drainTimeout: .seconds(2))
     await server.stoppedAsync()
 }
+
+/// The event loop the live tests run on: `FLOW_BFF_SERVER_EVENT_LOOP`, else the platform's default.
+let testEventLoop: HTTPServer.Configuration.EventLoopKind = {
+    guard let name = ProcessInfo.processInfo.environment["FLOW_BFF_SERVER_EVENT_LOOP"] else { return .platformDefault }
+    guard let kind = HTTPServer.Configuration.EventLoopKind(rawValue: name) else {
+        fatalError("FLOW_BFF_SERVER_EVENT_LOOP=\(name): use epoll or dispatch")
+    }
+    return kind
+}()

@@ -345,7 +345,7 @@ struct ServerTests {
     }
 
     @Test func ipv6Loopback() async throws {
-        var configuration = HTTPServer.Configuration(host: "::1", port: 0)
+        var configuration = testConfiguration { $0.host = "::1" }
         configuration.workerThreads = 1
         try await withServer(configuration, responder: testRouter) { server in
             #expect(server.localAddress == "[::1]:\(server.port)")

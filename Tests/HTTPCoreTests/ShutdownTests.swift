@@ -23,6 +23,7 @@ struct ShutdownTests {
         router.get("/fast") { _ in .text("fast") }
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.workerThreads = 2
+        configuration.eventLoop = testEventLoop
         let server = HTTPServer(configuration: configuration, responder: router)
         try server.start()
         let signalled = TestSignal()
@@ -68,7 +69,7 @@ struct ShutdownTests {
         // The handler keeps its promise without completing it: a stuck request.
         let stuck = Mutex<[HTTPPromise]>([])
         let entered = TestSignal()
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in
+        let server = HTTPServer(configuration: testConfiguration()) { _ in
             .deferred { promise in
                 stuck.withLock { $0.append(promise) }
                 entered.signal()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # HTTPCore vs nginx on loopback: the same 2 KB / 20 KB / 200 KB JSON bytes, plain and gzip, at 1 and 64
-# connections. Each server is pinned to core 0, wrk to core 1; servers alternate and every row is repeated.
+# connections. HTTPCore runs twice: on its epoll loop (`httpcore`) and on its portable Dispatch loop (`dispatch`).
+# Each server is pinned to core 0, wrk to core 1; servers alternate and every row is repeated.
 #
 #   bench/http/run.sh                      # DURATION=5 ROUNDS=3
 #   DURATION=3 ROUNDS=2 bench/http/run.sh  # quicker
@@ -114,13 +115,18 @@ PIDS+=("$NGINX_MASTER")
 taskset -c 0 "$BENCH_BIN" --dir "$WORK/www" --threads 1 --port 0 >"$WORK/httpcore.out" 2>"$WORK/httpcore.err" &
 HTTPCORE_PID=$!
 PIDS+=("$HTTPCORE_PID")
+taskset -c 0 "$BENCH_BIN" --dir "$WORK/www" --threads 1 --port 0 --event-loop dispatch >"$WORK/dispatch.out" 2>"$WORK/dispatch.err" &
+DISPATCH_PID=$!
+PIDS+=("$DISPATCH_PID")
 
 for _ in $(seq 100); do
-    [[ -s "$WORK/httpcore.out" ]] && curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/2k.json" && break
+    [[ -s "$WORK/httpcore.out" && -s "$WORK/dispatch.out" ]] && curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/2k.json" && break
     sleep 0.1
 done
 HTTPCORE_PORT=$(awk '/^listening/ {print $2}' "$WORK/httpcore.out")
 [[ -n "$HTTPCORE_PORT" ]] || { echo "bench-http did not start: $(cat "$WORK/httpcore.err")" >&2; exit 1; }
+DISPATCH_PORT=$(awk '/^listening/ {print $2}' "$WORK/dispatch.out")
+[[ -n "$DISPATCH_PORT" ]] || { echo "bench-http --event-loop dispatch did not start: $(cat "$WORK/dispatch.err")" >&2; exit 1; }
 NGINX_WORKER=$(pgrep -P "$NGINX_MASTER" | head -1)
 [[ -n "$NGINX_WORKER" ]] || { echo "nginx did not start" >&2; exit 1; }
 
@@ -129,26 +135,29 @@ for file in 2k 20k 200k; do
     for enc in identity gzip; do
         a=$(curl -s -H "Accept-Encoding: $enc" "http://127.0.0.1:$NGINX_PORT/$file.json" | sha256sum)
         b=$(curl -s -H "Accept-Encoding: $enc" "http://127.0.0.1:$HTTPCORE_PORT/$file.json" | sha256sum)
-        [[ "$a" == "$b" ]] || { echo "servers differ on $file.json ($enc)" >&2; exit 1; }
+        c=$(curl -s -H "Accept-Encoding: $enc" "http://127.0.0.1:$DISPATCH_PORT/$file.json" | sha256sum)
+        [[ "$a" == "$b" && "$a" == "$c" ]] || { echo "servers differ on $file.json ($enc)" >&2; exit 1; }
     done
 done
-echo "same bytes: ok (nginx :$NGINX_PORT, HTTPCore :$HTTPCORE_PORT)" >&2
+echo "same bytes: ok (nginx :$NGINX_PORT, HTTPCore epoll :$HTTPCORE_PORT, dispatch :$DISPATCH_PORT)" >&2
 
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 
 
-echo "running: ${ROUNDS} rounds x {1,64} connections x 3 files x {plain,gzip} x 2 servers, ${DURATION}s each" >&2
+echo "running: ${ROUNDS} rounds x {1,64} connections x 3 files x {plain,gzip} x 3 servers, ${DURATION}s each" >&2
 for round in $(seq "$ROUNDS"); do
     for conns in $CONNECTIONS; do
         for file in 2k 20k 200k; do
             for enc in plain gzip; do
-                if ((round % 2)); then order="nginx httpcore"; else order="httpcore nginx"; fi
+                if ((round % 2)); then order="nginx httpcore dispatch"; else order="dispatch httpcore nginx"; fi
                 for server in $order; do
                     if [[ $server == nginx ]]; then
                         measure "$RESULTS" nginx "$file $enc" "$NGINX_WORKER" "http://127.0.0.1:$NGINX_PORT/$file.json" "$conns" "$enc" "$round"
-                    else
+                    elif [[ $server == httpcore ]]; then
                         measure "$RESULTS" httpcore "$file $enc" "$HTTPCORE_PID" "http://127.0.0.1:$HTTPCORE_PORT/$file.json" "$conns" "$enc" "$round"
+                    else
+                        measure "$RESULTS" dispatch "$file $enc" "$DISPATCH_PID" "http://127.0.0.1:$DISPATCH_PORT/$file.json" "$conns" "$enc" "$round"
                     fi
                 done
             done
@@ -157,8 +166,9 @@ for round in $(seq "$ROUNDS"); do
     echo "round $round done" >&2
 done
 
-kill -TERM "$HTTPCORE_PID"
+kill -TERM "$HTTPCORE_PID" "$DISPATCH_PID"
 wait "$HTTPCORE_PID" && echo "bench-http exited 0 after SIGTERM: $(cat "$WORK/httpcore.err")" >&2
+wait "$DISPATCH_PID" && echo "bench-http --event-loop dispatch exited 0 after SIGTERM: $(cat "$WORK/dispatch.err")" >&2
 
 echo
 python3 "$ROOT/bench/lib/wrkstat.py" table "$RESULTS" nginx

@@ -1,3 +1,4 @@
+import HTTPCore
 import PageModel
 
 /// Everything configurable about a flow-bff server, nested by concern, with documented defaults.
@@ -44,6 +45,9 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var port = 8080
         /// Event-loop threads; 0 means one per core. Default 0.
         public var workers = 0
+        /// `epoll` (Linux's fast path) or `dispatch` (portable Dispatch sources). Default `epoll` on Linux,
+        /// `dispatch` elsewhere.
+        public var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
         /// Seconds in-flight requests get to finish after SIGTERM. Default 10.
         public var drainSeconds = 10.0
     }

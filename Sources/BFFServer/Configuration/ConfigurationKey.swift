@@ -1,3 +1,4 @@
+import HTTPCore
 import PageModel
 
 /// One configuration key: its dotted path, type, default and documentation, and how it is applied.
@@ -118,6 +119,21 @@ extension ConfigurationKey {
             $0.server.port = $1
         },
         .integer("server.workers", 0, 0...256, "Event-loop threads; 0 means one per core.") { $0.server.workers = $1 },
+        ConfigurationKey(
+            path: "server.eventLoop", type: .string,
+            defaultValue: HTTPServer.Configuration.EventLoopKind.platformDefault.rawValue,
+            summary:
+                "`epoll` (Linux: threads in `epoll_wait`, `sendfile`) or `dispatch` (portable Dispatch sources); "
+                + "the default is `epoll` on Linux, `dispatch` elsewhere."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .string(let name) = value else { throw .wrongType("server.eventLoop", .string, value) }
+            guard let kind = HTTPServer.Configuration.EventLoopKind(rawValue: name) else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: "server.eventLoop",
+                    message: "\(name.debugDescription) is not an event loop: use epoll or dispatch")
+            }
+            configuration.server.eventLoop = kind
+        },
         .seconds("server.drainSeconds", 10, "Seconds in-flight requests get to finish after SIGTERM or SIGINT.") {
             $0.server.drainSeconds = $1
         },

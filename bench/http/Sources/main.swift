@@ -1,6 +1,6 @@
 // bench-http: serves every file of a directory through HTTPCore's prepared (cached) body path.
 //
-//   bench-http --dir DIR [--host 127.0.0.1] [--port 0] [--threads N]
+//   bench-http --dir DIR [--host 127.0.0.1] [--port 0] [--threads N] [--event-loop epoll|dispatch]
 //
 // `DIR/name.json` is served at `/name.json`; when `DIR/name.json.gz` exists its bytes are used as the gzip
 // variant (the same bytes nginx's gzip_static sends). Prints `listening <port>` once ready; SIGTERM/SIGINT
@@ -13,6 +13,7 @@ struct Options {
     var host = "127.0.0.1"
     var port = 0
     var threads: Int?
+    var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
 }
 
 func parseOptions() -> Options {
@@ -24,6 +25,12 @@ func parseOptions() -> Options {
         case "--host": options.host = arguments.next() ?? options.host
         case "--port": options.port = Int(arguments.next() ?? "") ?? 0
         case "--threads": options.threads = Int(arguments.next() ?? "")
+        case "--event-loop":
+            guard let kind = HTTPServer.Configuration.EventLoopKind(rawValue: arguments.next() ?? "") else {
+                FileHandle.standardError.write(Data("--event-loop: epoll or dispatch\n".utf8))
+                exit(2)
+            }
+            options.eventLoop = kind
         default:
             FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
             exit(2)
@@ -53,6 +60,7 @@ let routes = bodies
 
 var configuration = HTTPServer.Configuration(host: options.host, port: options.port)
 if let threads = options.threads { configuration.workerThreads = threads }
+configuration.eventLoop = options.eventLoop
 configuration.limits.maxRequestsPerConnection = 1_000_000
 let server = HTTPServer(configuration: configuration, logger: HTTPStderrLogSink()) { request in
     if let body = routes[request.path] {

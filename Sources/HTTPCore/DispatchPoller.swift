@@ -1,0 +1,169 @@
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The portable poller: Dispatch read/write sources on the non-blocking sockets, all targeting one serial queue per
+/// loop, and a timer source for the loop's deadlines. Every handler runs the same loop logic as the epoll thread
+/// (`tick`, the event, `afterEvents`), so the two loops behave alike; only the wake-up and the waiting differ.
+///
+/// Dispatch owns a watched descriptor until its source is cancelled: sockets are closed in the cancellation
+/// handler, never while a source may still use them, and suspended sources are resumed before they are cancelled
+/// (a suspended source never runs its cancellation handler).
+// @unchecked Sendable: all state is confined to `queue`; `wake()` only enqueues.
+final class DispatchPoller: EventPoller, @unchecked Sendable {
+    /// The sources of one connection and whether each is delivering events.
+    private final class Sources {
+        let read: any DispatchSourceRead
+        let write: any DispatchSourceWrite
+        var reading = true
+        var writing = false
+        var cancelled = 0
+
+        init(read: any DispatchSourceRead, write: any DispatchSourceWrite) {
+            self.read = read
+            self.write = write
+        }
+    }
+
+    private let queue: DispatchQueue
+    private let listenFD: Int32
+    private var listener: (any DispatchSourceRead)?
+    private var listening = false
+    private var timer: (any DispatchSourceTimer)?
+    /// The deadline the timer is armed for (monotonic nanoseconds), or `UInt64.max`.
+    private var armedDeadline = UInt64.max
+    private var sources: [Int32: Sources] = [:]
+    /// The loop this poller drives; released by ``stop()`` (the loop owns the poller).
+    private var loop: EventLoop?
+    private var stopped = false
+
+    init(listenFD: Int32, index: Int) {
+        self.listenFD = listenFD
+        queue = DispatchQueue(label: "http-loop-\(index)")
+    }
+
+    func start(_ loop: EventLoop) {
+        // Dispatch runs handlers on shared worker threads, where SIGPIPE cannot be blocked per thread; `sendfile` and
+        // `writev` to a vanished peer must yield EPIPE instead of killing the process.
+        signal(SIGPIPE, SIG_IGN)
+        self.loop = loop
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [self] in handle { _ in } }
+        self.timer = timer
+        timer.activate()
+        let listener = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: queue)
+        listener.setEventHandler { [self] in handle { $0.acceptConnections() } }
+        self.listener = listener
+        listening = true
+        listener.activate()
+        queue.async { [self] in handle { _ in } }
+    }
+
+    /// Runs one event the way the epoll thread does, then re-arms the timer or finishes the loop.
+    private func handle(_ event: (EventLoop) -> Void) {
+        guard !stopped, let loop else { return }
+        loop.tick()
+        event(loop)
+        if loop.afterEvents() {
+            stopped = true
+            loop.finish()
+            return
+        }
+        arm(loop.nextTimeout(), now: loop.now)
+    }
+
+    private func arm(_ timeout: UInt64?, now: UInt64) {
+        guard let timer else { return }
+        let deadline = timeout.map { now &+ $0 } ?? UInt64.max
+        // Re-arm only when the deadline moves by a millisecond or more: most events leave it where it was.
+        let difference = deadline > armedDeadline ? deadline - armedDeadline : armedDeadline - deadline
+        guard difference >= 1_000_000 else { return }
+        armedDeadline = deadline
+        if let timeout {
+            timer.schedule(deadline: .now() + .nanoseconds(Int(min(timeout, 60_000_000_000))), leeway: .milliseconds(1))
+        } else {
+            timer.schedule(deadline: .distantFuture)
+        }
+    }
+
+    func wake() {
+        queue.async { [self] in handle { $0.runTasks() } }
+    }
+
+    func watchListener(_ watching: Bool) {
+        guard let listener, watching != listening else { return }
+        listening = watching
+        if watching { listener.resume() } else { listener.suspend() }
+    }
+
+    func releaseListener(_ released: @escaping () -> Void) {
+        guard let listener else {
+            released()
+            return
+        }
+        self.listener = nil
+        listener.setCancelHandler(handler: released)
+        if !listening { listener.resume() }
+        listening = false
+        listener.cancel()
+    }
+
+    func add(_ connection: Connection) throws(SystemError) {
+        let fd = connection.fd
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [self] in handle { $0.connectionReady(connection, .readable) } }
+        write.setEventHandler { [self] in handle { $0.connectionReady(connection, .writable) } }
+        let entry = Sources(read: read, write: write)
+        // The socket is closed once both sources are cancelled (their handlers run on this serial queue).
+        let closeWhenBothCancelled = {
+            entry.cancelled += 1
+            if entry.cancelled == 2 { System.close(fd) }
+        }
+        read.setCancelHandler(handler: closeWhenBothCancelled)
+        write.setCancelHandler(handler: closeWhenBothCancelled)
+        sources[fd] = entry
+        read.activate()
+    }
+
+    func setInterest(_ connection: Connection, _ interest: Readiness) {
+        guard let entry = sources[connection.fd] else { return }
+        let reading = interest.contains(.readable)
+        if reading != entry.reading {
+            entry.reading = reading
+            if reading { entry.read.resume() } else { entry.read.suspend() }
+        }
+        let writing = interest.contains(.writable)
+        if writing != entry.writing {
+            entry.writing = writing
+            if writing { entry.write.resume() } else { entry.write.suspend() }
+        }
+    }
+
+    func close(_ connection: Connection) {
+        guard let entry = sources.removeValue(forKey: connection.fd) else {
+            System.close(connection.fd)
+            return
+        }
+        if !entry.reading { entry.read.resume() }
+        // The write source was created inactive: its first resume activates it.
+        if !entry.writing { entry.write.resume() }
+        entry.read.cancel()
+        entry.write.cancel()
+    }
+
+    func stop() {
+        timer?.cancel()
+        timer = nil
+        if let listener {
+            if !listening { listener.resume() }
+            listener.cancel()
+            self.listener = nil
+        }
+        loop = nil
+    }
+}
