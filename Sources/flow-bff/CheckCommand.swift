@@ -7,7 +7,7 @@ import PageModel
 /// `flow-bff check [DIR | FILE…] [--strict]`: never returns. A FILE is checked inside its folder (so references
 /// to the other pages there resolve), and only its own findings are printed.
 func check(_ arguments: CommandLineArguments) -> Never {
-    let strict = arguments.flags["strict"] != nil
+    let strict = arguments.flags["strict"].map { $0 != "false" } ?? false
     let configuration = loadConfiguration(arguments)
     let targets = arguments.positional.isEmpty ? [configuration.pages.directory] : arguments.positional
     var failed = false
