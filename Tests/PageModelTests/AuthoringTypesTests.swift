@@ -47,36 +47,3 @@ import Testing
         #expect(!types.isCustom(widgetType: "list_row"), "catalog types are known, not custom")
     }
 }
-
-@Suite struct JSONSourceMapTests {
-    let text = """
-        {
-          "a": [1, {"b": "é", "c/d": true}],
-          "e\\u0066": null,
-          "é": {"x": "y"}
-        }
-        """
-
-    @Test func everyValueHasItsLineAndColumn() throws {
-        let map = try #require(JSONSourceMap(bytes: Array(text.utf8)))
-        #expect(map.position(of: "")?.description == "1:1")
-        #expect(map.position(of: "/a")?.description == "2:8")
-        #expect(map.position(of: "/a/0")?.description == "2:9")
-        #expect(map.position(of: "/a/1/b")?.description == "2:18")
-        #expect(map.position(of: "/a/1/c~1d")?.description == "2:30", "columns count characters, not bytes")
-        #expect(map.position(of: "/ef")?.description == "3:14", "escaped keys are decoded")
-        #expect(map.position(of: "/é/x")?.description == "4:14")
-    }
-
-    @Test func aMissingMemberPointsAtItsNearestParent() throws {
-        let map = try #require(JSONSourceMap(bytes: Array(text.utf8)))
-        #expect(map.position(of: "/a/1/missing/deeper") == map.position(of: "/a/1"))
-        #expect(map.position(of: "/nothing") == map.position(of: ""))
-    }
-
-    @Test func invalidTextHasNoMap() {
-        #expect(JSONSourceMap(bytes: Array(#"{"a": [}"#.utf8)) == nil)
-        #expect(JSONSourceMap(bytes: Array(#"{"a": 1} 2"#.utf8)) == nil)
-        #expect(JSONSourceMap(bytes: []) == nil)
-    }
-}
