@@ -44,13 +44,20 @@ struct PageDirectory {
             || name.hasSuffix(".swp") || name.hasSuffix(".swo") || name.hasSuffix(".swx")
     }
 
-    /// The `*.json` files anywhere below `directory`, relative to it and sorted; `nil` when it cannot be read.
+    /// The `*.json` files below `directory` (hidden folders skipped), relative to it and sorted; `nil` when it
+    /// cannot be read. Bounded: at most 10,000 entries are visited on each load.
     static func jsonFiles(under directory: String) -> [String]? {
         guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return nil }
         var found: [String] = []
-        while let path = enumerator.nextObject() as? String, found.count < 1_000 {
+        var visited = 0
+        while let path = enumerator.nextObject() as? String, visited < 10_000 {
+            visited += 1
             let name = (path as NSString).lastPathComponent
-            if name.hasSuffix(".json"), !isSkipped(name) { found.append(path) }
+            if name.hasPrefix(".") {
+                enumerator.skipDescendants()
+            } else if name.hasSuffix(".json"), !isSkipped(name) {
+                found.append(path)
+            }
         }
         return found.sorted()
     }
