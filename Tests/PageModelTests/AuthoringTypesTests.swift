@@ -46,4 +46,19 @@ import Testing
         #expect(!types.isCustom(widgetType: "x-"), "the prefix alone is not a type")
         #expect(!types.isCustom(widgetType: "list_row"), "catalog types are known, not custom")
     }
+
+    @Test func theHintAlsoNamesRegisteredCustomTypes() {
+        let types = AuthoringTypes(customWidgetTypes: ["map_view"], customActionTypes: ["confetti"])
+        let document: JSONValue = ["widget": ["type": "map_veiw"], "effects": [["type": "confeti"]]]
+        let reviewed = types.review(
+            [
+                .warning("unknown_widget_type", "/widget/type", "unknown widget type"),
+                .warning("unknown_action_type", "/effects/0/type", "unknown action type"),
+            ], in: document, catalog: .standard)
+        #expect(
+            reviewed.map(\.message) == [
+                #"unknown widget type "map_veiw" (did you mean map_view?)"#,
+                #"unknown effect type "confeti" (did you mean confetti?)"#,
+            ])
+    }
 }

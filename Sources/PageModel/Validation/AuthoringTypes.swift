@@ -36,19 +36,21 @@ public struct AuthoringTypes: Sendable, Hashable {
 
     /// The decoder's diagnostics of `document` with this rule applied: an `unknown_widget_type` or
     /// `unknown_action_type` warning becomes an error with a "did you mean" hint, or disappears when the type is
-    /// custom. Paths are looked up in `document`, so they must point into it.
+    /// custom. The hint names the closest catalog or registered custom type. Paths are looked up in `document`, so
+    /// they must point into it.
     public func review(_ diagnostics: [Diagnostic], in document: JSONValue, catalog: WidgetCatalog) -> [Diagnostic] {
         diagnostics.compactMap { diagnostic in
             switch diagnostic.code {
             case "unknown_widget_type":
                 let type = document.value(at: diagnostic.path)?.stringValue ?? ""
                 guard !isCustom(widgetType: type) else { return nil }
-                return Self.typo(diagnostic, kind: "widget", type: type, known: catalog.types)
+                return Self.typo(
+                    diagnostic, kind: "widget", type: type, known: catalog.types + customWidgetTypes.sorted())
             case "unknown_action_type":
                 let type = document.value(at: diagnostic.path)?.stringValue ?? ""
                 guard !isCustom(actionType: type) else { return nil }
                 let kind = diagnostic.path.tokens.dropLast(2).last == "effects" ? "effect" : "action"
-                return Self.typo(diagnostic, kind: kind, type: type, known: ActionType.all)
+                return Self.typo(diagnostic, kind: kind, type: type, known: ActionType.all + customActionTypes.sorted())
             default:
                 return diagnostic
             }
