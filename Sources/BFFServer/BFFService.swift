@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 import PageModel
 
@@ -15,8 +16,16 @@ public final class BFFService: Sendable {
     }
 
     /// Binds and starts serving; returns once connections are accepted.
+    ///
+    /// - Throws: ``AddressInUseError`` when another process holds the address, else what binding threw.
     public func start() throws {
-        try server.start()
+        do {
+            try server.start()
+        } catch let error as SystemError where error.errno == EADDRINUSE {
+            let host = application.configuration.server.host
+            throw AddressInUseError(
+                address: (host.contains(":") ? "[\(host)]" : host) + ":\(application.configuration.server.port)")
+        }
         let server = server
         application.reportOpenConnections { server.statistics.openConnections }
         if let watcher { application.watcherStarted(watcher.start()) }
@@ -39,6 +48,17 @@ public final class BFFService: Sendable {
     /// Blocks until the server has stopped.
     @available(*, noasync, message: "blocks a thread of the concurrency pool; await server.stoppedAsync() instead")
     public func waitUntilStopped() { server.waitUntilStopped() }
+}
+
+/// The server cannot bind: another process (often another flow-bff) holds the address.
+public struct AddressInUseError: Error, Sendable, CustomStringConvertible {
+    /// `host:port`, IPv6 hosts in brackets.
+    public var address: String
+
+    public var description: String {
+        "\(address) is already in use; stop the process that holds it or choose another port (--port, "
+            + "FLOW_BFF_SERVER_PORT, or 0 for a free one)"
+    }
 }
 
 /// The server refuses to start: the catalog has error diagnostics.

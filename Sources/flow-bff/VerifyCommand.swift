@@ -14,7 +14,10 @@ let verifyUsage = """
 
     OPTIONS
       --page ID[?name=value&…]   an entry page (repeatable). Default: every page of DIR with --pages, else home.
-      --report junit|json FILE   also write a JUnit XML or JSON report (repeatable).
+      --all                      crawl every page the server's index lists.
+      --progress auto|lines|off  how progress is shown while crawling.
+      --report junit|json|github FILE
+                                 also write a JUnit XML, JSON or GitHub report (repeatable).
       --max-chunks N             next-page requests per page before pagination counts as endless (10000).
       --max-pages N              page targets (page id + parameters) crawled in all (500).
       --max-variants N           parameter sets crawled per page id (8).
@@ -189,10 +192,10 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
         directory: configuration.pages.directory, defaults: configuration.pages, unchecked: options.unchecked)
     let errors = catalog.diagnostics.filter { $0.diagnostic.severity == .error }
     if !errors.isEmpty {
-        printDiagnostics(errors)
+        printDiagnostics(errors, in: directory)
         if !options.unchecked {
             fail(
-                "not verifying: \(errors.count) errors in \(directory) (listed above; flow-bff check \(directory))",
+                "not verifying: \(counted(errors.count, "error")) in \(directory) (listed above; flow-bff check \(directory))",
                 status: 1)
         }
     }

@@ -9,18 +9,19 @@ let usage = """
     flow-bff \(version) — a backend-for-frontend for server-driven UI
 
     USAGE
-      flow-bff [serve] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
+      flow-bff [serve] [DIR] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
                        [--event-loop epoll|dispatch]
-      flow-bff check [DIR]
-      flow-bff verify (--url URL | --pages DIR) [options]     (see flow-bff verify --help)
-      flow-bff --help | --version
+      flow-bff check [DIR | FILE…] [--pages DIR] [--config FILE] [--strict]
+      flow-bff verify (--url URL | --pages DIR) [options]
+      flow-bff COMMAND --help | flow-bff --help | --version
 
     COMMANDS
       serve   Serve the pages in DIR (default: pages/ with config/default.json when present).
               Prints the URL of every page and action, and of the browser preview (/__preview,
               on in mock mode). SIGTERM or Ctrl-C shuts down gracefully.
-      check   Lint a pages directory offline with the server's rules. Prints every finding as
-              file: JSON-path: severity: code: message. Exit status 1 when there is an error.
+      check   Lint a pages directory or single page files offline with the server's rules. Prints
+              every finding as FILE:LINE:COLUMN: JSON-path: severity: code: message (docs/check.md).
+              Exit status 1 when there is an error (with --strict, also a warning).
       verify  Crawl a server like a device (the embedded PageStore) and report every contract
               violation; JUnit and JSON reports for CI.
 
@@ -29,7 +30,7 @@ let usage = """
       then flags. Every key is listed in config/README.md.
 
     EXIT STATUS
-      0 success, 1 errors in pages, 2 usage or configuration error.
+      0 success, 1 errors in pages, 2 usage, configuration or address error.
     """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
@@ -37,7 +38,8 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
     exit(status)
 }
 
-func loadConfiguration(_ arguments: CommandLineArguments) -> BFFConfiguration {
+/// The configuration from files, environment and flags; `pages` (a positional DIR) stands in for `--pages`.
+func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) -> BFFConfiguration {
     var files: [String] = []
     if let file = arguments.flags["config"] {
         files.append(file)
@@ -45,7 +47,7 @@ func loadConfiguration(_ arguments: CommandLineArguments) -> BFFConfiguration {
         files.append("config/default.json")
     }
     var flags: [String: String] = [:]
-    if let pages = arguments.flags["pages"] ?? arguments.positional.first { flags["pages.directory"] = pages }
+    if let pages = arguments.flags["pages"] ?? pages { flags["pages.directory"] = pages }
     if let host = arguments.flags["host"] { flags["server.host"] = host }
     if let port = arguments.flags["port"] { flags["server.port"] = port }
     if let preview = arguments.flags["preview"] { flags["preview.enabled"] = preview }
@@ -58,9 +60,10 @@ func loadConfiguration(_ arguments: CommandLineArguments) -> BFFConfiguration {
     }
 }
 
-func printDiagnostics(_ diagnostics: [FileDiagnostic]) {
+/// Prints findings, errors to standard error and the rest to standard output; `directory` prefixes file names.
+func printDiagnostics(_ diagnostics: [FileDiagnostic], in directory: String? = nil) {
     for finding in diagnostics {
-        let line = "\(finding)\n"
+        let line = finding.located(in: directory) + "\n"
         if finding.diagnostic.severity == .error {
             FileHandle.standardError.write(Data(line.utf8))
         } else {
@@ -69,31 +72,23 @@ func printDiagnostics(_ diagnostics: [FileDiagnostic]) {
     }
 }
 
-func check(_ arguments: CommandLineArguments) -> Never {
-    let configuration = loadConfiguration(arguments)
-    let directory = configuration.pages.directory
-    let catalog = PageCatalog.load(directory: directory, defaults: configuration.pages)
-    printDiagnostics(catalog.diagnostics)
-    let errors = catalog.diagnostics.filter { $0.diagnostic.severity == .error }.count
-    let warnings = catalog.diagnostics.count - errors
-    print(
-        "\(directory): \(catalog.pages.count) pages, \(catalog.actions.count) actions, \(errors) errors, \(warnings) warnings"
-    )
-    exit(errors > 0 ? 1 : 0)
+/// `3 errors`, `1 error`.
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
 
 func serve(_ arguments: CommandLineArguments) -> Never {
-    let configuration = loadConfiguration(arguments)
+    let configuration = loadConfiguration(arguments, pages: arguments.positional.first)
     let log = StandardOutputLogSink()
     let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
-    printDiagnostics(catalog.diagnostics)
+    printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)
     let service: BFFService
     do {
         service = try makeServer(configuration: configuration, catalog: catalog, log: log)
         try service.start()
     } catch let error as CatalogError {
         fail(
-            "not serving: \(error.diagnostics.filter { $0.diagnostic.severity == .error }.count) errors in \(configuration.pages.directory) (listed above)",
+            "not serving: \(counted(error.diagnostics.errorCount, "error")) in \(configuration.pages.directory) (listed above)",
             status: 1)
     } catch {
         fail("cannot start: \(error)")
@@ -135,25 +130,33 @@ func serve(_ arguments: CommandLineArguments) -> Never {
 if CommandLine.arguments.dropFirst().first == "verify" { verify(Array(CommandLine.arguments.dropFirst(2))) }
 
 do {
-    let arguments = try CommandLineArguments(Array(CommandLine.arguments.dropFirst()))
+    let arguments = try CommandLineArguments(
+        Array(CommandLine.arguments.dropFirst()), booleanFlags: ["help", "version", "strict"])
+    let namesCommand = !(CommandLine.arguments.dropFirst().first ?? "-").hasPrefix("-")
     if arguments.flags["version"] != nil {
         print("flow-bff \(version)")
         exit(0)
     }
-    if arguments.flags["help"] != nil || arguments.command == "help" {
+    if arguments.command == "help" || (arguments.flags["help"] != nil && !namesCommand) {
         print(usage)
         exit(0)
     }
+    let spec: CommandSpec
     switch arguments.command {
-    case "serve":
-        try arguments.check(allowed: ["pages", "config", "host", "port", "preview", "event-loop"])
-        serve(arguments)
-    case "check":
-        try arguments.check(allowed: ["pages", "config"])
-        check(arguments)
-    default:
-        fail("unknown command \"\(arguments.command)\"; see flow-bff --help")
+    case "serve": spec = .serve
+    case "check": spec = .check
+    default: fail("unknown command \"\(arguments.command)\"; see flow-bff --help")
     }
+    if arguments.flags["help"] != nil {
+        print(spec.help)
+        exit(0)
+    }
+    do {
+        try spec.check(arguments)
+    } catch {
+        fail("\(error); see flow-bff \(spec.name) --help")
+    }
+    if spec.name == "serve" { serve(arguments) } else { check(arguments) }
 } catch {
     fail("\(error); see flow-bff --help")
 }

@@ -27,10 +27,13 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.errors.contains(
-                "cart.json: /page/sections/0/widgets/0/content/value: error: invalid_content: stepper.value must be integer, found string"
+                directory
+                    + "/cart.json:1:150: /page/sections/0/widgets/0/content/value: error: invalid_content: stepper.value must be integer, found string"
             ))
-        #expect(result.errors.contains("home.json: /: error: invalid_json: unexpected character '}' at line 1, column"))
-        #expect(result.output.contains("0 pages, 0 actions, 2 errors"))
+        #expect(
+            result.errors.contains(
+                directory + "/home.json:1:74: /: error: invalid_json: unexpected character '}' at line 1, column 74"))
+        #expect(result.output.contains("0 pages, 0 actions, 2 errors, 0 warnings"))
     }
 
     @Test func serveRefusesToStartOnErrors() async throws {
@@ -40,14 +43,15 @@ import Testing
         let result = try await run(["serve", "--pages", directory, "--port", "0"])
         #expect(result.status == 1)
         #expect(
-            result.errors.contains("bad.json: /page/sections: error: invalid_envelope: expected array, found string"))
+            result.errors.contains(
+                directory + "/bad.json:1:72: /page/sections: error: invalid_envelope: expected array, found string"))
         #expect(result.errors.contains("not serving"))
     }
 
     @Test func helpVersionAndUsageErrors() async throws {
         let help = try await run(["--help"])
         #expect(help.status == 0)
-        #expect(help.output.contains("flow-bff check [DIR]"))
+        #expect(help.output.contains("flow-bff check [DIR | FILE…]"))
         let version = try await run(["--version"])
         #expect(version.output == "flow-bff 0.1.0\n")
         let unknown = try await run(["serve", "--prot", "1"])

@@ -1,4 +1,5 @@
 import Foundation
+import PageModel
 import Testing
 
 @testable import BFFServer
@@ -27,6 +28,24 @@ import Testing
         }
         #expect(error?.code == "unknown_key")
         #expect(error?.source == "inline")
+    }
+
+    @Test func customTypesFromFilesAndEnvironment() throws {
+        let file = try temporaryFile(
+            #"{"pages": {"customWidgetTypes": ["map_view"], "customActionTypes": ["a", "b"]}}"#)
+        let fromFile = try ConfigurationLoader().load(files: [file], environment: [:])
+        #expect(fromFile.pages.customWidgetTypes == ["map_view"])
+        #expect(
+            fromFile.pages.authoringTypes
+                == AuthoringTypes(customWidgetTypes: ["map_view"], customActionTypes: ["a", "b"]))
+        let fromEnvironment = try ConfigurationLoader().load(
+            files: [file], environment: ["FLOW_BFF_PAGES_CUSTOM_WIDGET_TYPES": "video, map_view"])
+        #expect(fromEnvironment.pages.customWidgetTypes == ["video", "map_view"])
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader().load(contents: Array(#"{"pages": {"customWidgetTypes": [""]}}"#.utf8))
+        }
+        #expect(error?.code == "invalid_value")
+        #expect(error?.key == "pages.customWidgetTypes")
     }
 
     @Test func filesThenEnvironmentThenFlags() throws {

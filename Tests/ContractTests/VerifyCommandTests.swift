@@ -118,7 +118,7 @@ import Testing
         #expect(unreachable.errors.contains("cannot reach http://127.0.0.1:1"))
         let help = try await run(["verify", "--help"])
         #expect(help.status == 0)
-        #expect(help.output.contains("--report junit|json FILE"))
+        #expect(help.output.contains("--report junit|json|github FILE"))
     }
 }
 

@@ -83,4 +83,18 @@ import Testing
         }
         #expect(types.sorted() == WidgetCatalog.standard.types)
     }
+
+    /// The schema's type enumerations are the catalog's widget types and the built-in action types; custom types go
+    /// through the `x-` extension point (docs/check.md).
+    @Test func theSchemaEnumeratesTheKnownTypes() throws {
+        let schema = try PageDecoder().parse(try readBytes("schema/common.schema.json"))
+        let definitions = try #require(schema["$defs"]?.objectValue)
+        func enumerated(_ name: String) -> [String] {
+            (definitions[name]?["anyOf"]?[0]?["enum"]?.arrayValue ?? []).compactMap(\.stringValue)
+        }
+        #expect(enumerated("WidgetType").sorted() == WidgetCatalog.standard.types)
+        #expect(enumerated("ActionType").sorted() == ActionType.all.sorted())
+        #expect(definitions["CustomWidgetType"]?["pattern"] == .string("^\(AuthoringTypes.extensionPrefix)."))
+        #expect(definitions["CustomActionType"]?["pattern"] == .string("^\(AuthoringTypes.extensionPrefix)."))
+    }
 }

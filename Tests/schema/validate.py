@@ -6,7 +6,9 @@
    before the dot of a scenario file <pageID>.<scenario>.json), every api action the page can fire is defined in
    server.actions (of any page, for a scenario file), every untemplated replaceWidget/removeWidget target exists;
 3. every docs/examples/*.json validates against the schema of its kind (problem.schema.json when it has no kind);
-4. every Tests/PageModelTests/Fixtures/schema-invalid/*.json FAILS envelope.schema.json.
+4. every Tests/PageModelTests/Fixtures/schema-invalid/*.json FAILS envelope.schema.json;
+5. widget, action and effect types: a typo ("list_rwo") fails page-file.schema.json, a catalog type and an x- type
+   (the extension point, docs/check.md) pass.
 
 Usage (from the repository root): python3 -m venv .venv && .venv/bin/pip install jsonschema
                                   .venv/bin/python Tests/schema/validate.py
@@ -135,6 +137,32 @@ for path in sorted((ROOT / "docs" / "examples").glob("*.json")):
 for path in sorted((ROOT / "Tests" / "PageModelTests" / "Fixtures" / "schema-invalid").glob("*.json")):
     accepted = not schema_errors("envelope.schema.json", load(path))
     record(relative(path), ["is valid, but a schema-invalid fixture must fail envelope.schema.json"] if accepted else [])
+
+
+
+def typed_page_file(widget_type, action_type, effect_type):
+    """A page file with one widget of widget_type firing action_type, and an action answer with one effect."""
+    return {
+        "schemaVersion": 1, "kind": "page",
+        "page": {"id": "typed", "sections": [{"id": "s", "widgets": [{
+            "id": "row", "type": widget_type, "content": {"title": "Row"},
+            "actions": {"tap": {"type": action_type, "name": "typed.go", "message": "hi"}}}]}]},
+        "server": {"actions": {"typed.go": {
+            "schemaVersion": 1, "kind": "actionResponse", "effects": [{"type": effect_type, "message": "done"}]}}},
+    }
+
+
+TYPE_CASES = [
+    (("list_row", "api", "toast"), True),
+    (("x-map", "x-share", "x-confetti"), True),
+    (("list_rwo", "api", "toast"), False),
+    (("list_row", "tosat", "toast"), False),
+    (("list_row", "api", "taost"), False),
+    (("x-", "api", "toast"), False),
+]
+for types, valid in TYPE_CASES:
+    accepted = not schema_errors("page-file.schema.json", typed_page_file(*types))
+    record(f"types {types}", [] if accepted == valid else [f"expected {'valid' if valid else 'invalid'}"])
 
 print(f"schema: {results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)

@@ -96,7 +96,8 @@ extension BFFApplication {
                 ])
             throw ProblemDetails(
                 status: 500, code: "invalid_action_response", title: "Invalid action response",
-                detail: "The action handler for \"\(name)\" answered with \(errors.count) errors.",
+                detail:
+                    "The action handler for \"\(name)\" answered with \(errors.count) error\(errors.count == 1 ? "" : "s").",
                 diagnostics: errors)
         }
         actions.count(name, outcome: "ok")

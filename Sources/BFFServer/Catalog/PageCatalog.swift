@@ -28,7 +28,9 @@ public struct PageCatalog: Sendable {
         return Crypto.hex(Crypto.sha256(Array(text.utf8)).prefix(6))
     }
 
-    /// Loads every `*.json` file directly inside `directory`.
+    /// Loads every `*.json` file directly inside `directory`. Editor backup and hidden files are skipped and
+    /// subfolders holding JSON files are not read, each with an `info` notice (`skipped_file`,
+    /// `ignored_subfolder`); every finding carries its position in its file.
     ///
     /// - Parameter unchecked: keep every page and action that decodes, even when its file has error diagnostics,
     ///   and let ``makeServer(configuration:catalog:log:httpLogger:)`` serve such a catalog. **Only for
@@ -43,8 +45,9 @@ public struct PageCatalog: Sendable {
         result.isUnchecked = unchecked
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
-                .sorted()
+            let listing = try PageDirectory(directory)
+            names = listing.pageFiles
+            result.diagnostics = listing.notices
         } catch {
             result.diagnostics.append(
                 FileDiagnostic(
@@ -76,6 +79,7 @@ public struct PageCatalog: Sendable {
             directory: directory, names: names.filter(CatalogScenario.isScenarioFileName), defaults: defaults,
             catalog: catalog)
         result.checkVariants()
+        result.diagnostics = locating(result.diagnostics, in: directory)
         return result
     }
 

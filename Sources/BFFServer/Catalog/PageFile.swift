@@ -29,6 +29,10 @@ struct PageFile {
             diagnostics.append(error.diagnostic)
             return
         }
+        // The authoring rule for types (docs/check.md) runs last, over every diagnostic of the file: the decoder's
+        // unknown-type warnings become typo errors unless the type is custom.
+        let document = JSONValue.object(root)
+        defer { diagnostics = defaults.authoringTypes.review(diagnostics, in: document, catalog: catalog) }
         let server = root["server"]
         root["server"] = nil
         root["$schema"] = nil

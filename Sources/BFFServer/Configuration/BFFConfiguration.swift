@@ -1,4 +1,5 @@
 import HTTPCore
+import PageModel
 
 /// Everything configurable about a flow-bff server, nested by concern, with documented defaults.
 ///
@@ -63,6 +64,17 @@ public struct BFFConfiguration: Sendable, Hashable {
         /// `Cache-Control` for pages that do not set `server.cacheControl`. Default `no-cache` (revalidate with the
         /// ETag every time).
         public var cacheControl = "no-cache"
+        /// Widget types outside the catalog that the apps render: `flow-bff check` and the server accept them
+        /// (types starting with `x-` are always accepted). Default `[]` (docs/check.md).
+        public var customWidgetTypes: [String] = []
+        /// Action and effect types outside the built-ins that the apps handle; `x-` types are always accepted.
+        /// Default `[]`.
+        public var customActionTypes: [String] = []
+
+        /// The authoring rule for types these settings give (PageModel's ``AuthoringTypes``).
+        public var authoringTypes: AuthoringTypes {
+            AuthoringTypes(customWidgetTypes: customWidgetTypes, customActionTypes: customActionTypes)
+        }
     }
 
     /// Signed pagination cursors.

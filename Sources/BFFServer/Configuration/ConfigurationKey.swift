@@ -90,6 +90,24 @@ extension ConfigurationKey {
         }
     }
 
+    static func stringList(
+        _ path: String, _ summary: String, _ set: @escaping @Sendable (inout BFFConfiguration, [String]) -> Void
+    ) -> ConfigurationKey {
+        ConfigurationKey(path: path, type: .stringList, defaultValue: "[]", summary: summary) {
+            (configuration, value) throws(ConfigurationError) in
+            guard case .array(let elements) = value else { throw .wrongType(path, .stringList, value) }
+            var strings: [String] = []
+            for element in elements {
+                guard case .string(let string) = element, !string.isEmpty else {
+                    throw ConfigurationError(
+                        code: "invalid_value", key: path, message: "each entry is a non-empty string")
+                }
+                strings.append(string)
+            }
+            set(&configuration, strings)
+        }
+    }
+
     /// Every key, in the order `config/README.md` lists them.
     public static let all: [ConfigurationKey] = serverKeys + mockKeys + previewKeys
 
@@ -129,6 +147,15 @@ extension ConfigurationKey {
         .string(
             "pages.cacheControl", "no-cache", "`Cache-Control` for pages without `server.cacheControl`."
         ) { $0.pages.cacheControl = $1 },
+        .stringList(
+            "pages.customWidgetTypes",
+            "Widget types outside the catalog that your apps render; `check` and reloads accept them instead of "
+                + "reporting a typo. Types starting with `x-` are always accepted (docs/check.md)."
+        ) { $0.pages.customWidgetTypes = $1 },
+        .stringList(
+            "pages.customActionTypes",
+            "Action and effect types outside the built-ins that your apps handle; `x-` types are always accepted."
+        ) { $0.pages.customActionTypes = $1 },
         ConfigurationKey(
             path: "cursors.key", type: .string, defaultValue: "(random per process)",
             summary:

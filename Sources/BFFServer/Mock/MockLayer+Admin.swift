@@ -94,6 +94,10 @@ extension MockLayer {
         let diagnostics: [JSONValue] = reload.diagnostics.map { finding in
             var object = finding.diagnostic.json.objectValue ?? JSONObject()
             object["file"] = .string(finding.file)
+            if let position = finding.position {
+                object["line"] = .number(Double(position.line))
+                object["column"] = .number(Double(position.column))
+            }
             return .object(object)
         }
         return Self.adminJSON([

@@ -66,7 +66,8 @@ extension BFFApplication {
                 ])
             throw ProblemDetails(
                 status: 500, code: "invalid_provider_page", title: "Invalid provider page",
-                detail: "The page provider for \"\(context.pageID)\" returned a page with \(errors.count) errors.",
+                detail:
+                    "The page provider for \"\(context.pageID)\" returned a page with \(errors.count) error\(errors.count == 1 ? "" : "s").",
                 diagnostics: errors)
         }
         return CatalogPage(

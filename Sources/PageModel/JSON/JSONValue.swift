@@ -84,3 +84,23 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
         self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
     }
 }
+
+extension JSONValue {
+    /// The value `pointer` points at, or `nil` when a token names no member or element.
+    public func value(at pointer: JSONPointer) -> JSONValue? {
+        var current = self
+        for token in pointer.tokens {
+            switch current {
+            case .object(let object):
+                guard let next = object[token] else { return nil }
+                current = next
+            case .array(let array):
+                guard let index = Int(token), array.indices.contains(index) else { return nil }
+                current = array[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}

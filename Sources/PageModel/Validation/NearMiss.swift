@@ -1,5 +1,5 @@
 /// Finds the candidate closest to a mistyped name (Levenshtein distance), for "did you mean" hints in
-/// configuration errors and 404s.
+/// configuration errors, 404s and authoring checks (unknown widget, action and effect types).
 public enum NearMiss {
     /// The closest candidate within a distance of a third of the name's length (at least 2), or `nil`.
     public static func closest(to name: String, among candidates: some Sequence<String>) -> String? {

@@ -1,0 +1,33 @@
+import Foundation
+import PageModel
+
+extension PageCatalog {
+    /// `diagnostics` with the position in its file of every finding's path. Only files with findings are read
+    /// again and scanned, so a clean load pays nothing.
+    static func locating(_ diagnostics: [FileDiagnostic], in directory: String) -> [FileDiagnostic] {
+        var maps: [String: JSONSourceMap?] = [:]
+        var bytesByFile: [String: [UInt8]?] = [:]
+        return diagnostics.map { finding in
+            guard finding.position == nil, finding.file.hasSuffix(".json"), finding.diagnostic.code != "skipped_file"
+            else { return finding }
+            if bytesByFile[finding.file] == nil {
+                bytesByFile[finding.file] = FileManager.default.contents(atPath: directory + "/" + finding.file)
+                    .map { Array($0) }
+            }
+            guard let bytes = bytesByFile[finding.file] ?? nil else { return finding }
+            var located = finding
+            if finding.diagnostic.code == "invalid_json" {
+                do throws(JSONSyntaxError) {
+                    _ = try JSONParser().parse(bytes)
+                } catch {
+                    located.position = JSONSourceMap.Position(
+                        line: error.line, column: error.column, offset: error.offset)
+                }
+                return located
+            }
+            if maps[finding.file] == nil { maps[finding.file] = JSONSourceMap(bytes: bytes) }
+            located.position = (maps[finding.file] ?? nil)?.position(of: finding.diagnostic.path)
+            return located
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// One subcommand's interface: the options it accepts, how many positional arguments it takes, and the help text
+/// `flow-bff COMMAND --help` prints. `verify` parses its own options (VerifyCommand.swift) and keeps its usage there.
+struct CommandSpec {
+    var name: String
+    /// Option names without `--`, each with its value placeholder (empty for none) and a one-line meaning.
+    var options: [(name: String, value: String, meaning: String)]
+    /// What the positional arguments are, e.g. `[DIR]`; empty when the command takes none.
+    var positionalUsage: String
+    /// The most positional arguments accepted; more are a usage error (exit 2).
+    var maximumPositional: Int
+    var summary: String
+    /// The EXIT STATUS section, one entry per line.
+    var exitStatus: [String]
+
+    /// The option names, for ``CommandLineArguments/check(allowed:)``.
+    var optionNames: Set<String> { Set(options.map(\.name)) }
+
+    /// Fails on options this command does not take and on extra positional arguments.
+    func check(_ arguments: CommandLineArguments) throws {
+        try arguments.check(allowed: optionNames.union(["help"]))
+        if arguments.positional.count > maximumPositional {
+            let extra = arguments.positional.dropFirst(maximumPositional).joined(separator: " ")
+            throw CommandLineArguments.UsageError(
+                description: maximumPositional == 0
+                    ? "\(name) takes no arguments, found \(extra)"
+                    : "\(name) takes at most \(maximumPositional) argument, found also \(extra)")
+        }
+    }
+
+    /// The text `flow-bff NAME --help` prints.
+    var help: String {
+        let width = options.map { $0.name.count + ($0.value.isEmpty ? 0 : $0.value.count + 1) }.max() ?? 0
+        var lines = ["flow-bff \(name) — \(summary)", "", "USAGE"]
+        lines.append("  flow-bff \(name) \(positionalUsage.isEmpty ? "" : positionalUsage + " ")[options]")
+        lines += ["", "OPTIONS"]
+        for option in options {
+            let flag = "--\(option.name)" + (option.value.isEmpty ? "" : " \(option.value)")
+            lines.append("  " + flag.padding(toLength: width + 4, withPad: " ", startingAt: 0) + option.meaning)
+        }
+        lines.append("  " + "--help".padding(toLength: width + 4, withPad: " ", startingAt: 0) + "this text")
+        lines += ["", "EXIT STATUS"] + exitStatus.map { "  " + $0 }
+        return lines.joined(separator: "\n")
+    }
+
+    static let serve = CommandSpec(
+        name: "serve",
+        options: [
+            ("pages", "DIR", "the pages directory (default: pages, or the configuration's pages.directory)"),
+            ("config", "FILE", "configuration file (default config/default.json when present)"),
+            ("host", "HOST", "address to bind, e.g. 0.0.0.0 for the simulator and devices (default 127.0.0.1)"),
+            ("port", "PORT", "TCP port, 0 for a free one (default 8080)"),
+            ("preview", "true|false", "the browser preview at /__preview (default: on in mock mode)"),
+            (
+                "event-loop", "epoll|dispatch",
+                "epoll (Linux's fast path) or dispatch (portable); default epoll on Linux"
+            ),
+        ],
+        positionalUsage: "[DIR]", maximumPositional: 1,
+        summary: "serve the page files in DIR (the same as --pages DIR)",
+        exitStatus: [
+            "0 after a graceful shutdown (SIGTERM, Ctrl-C), 1 errors in the pages,",
+            "2 usage, configuration or address error (e.g. the port is already in use).",
+        ])
+
+    static let check = CommandSpec(
+        name: "check",
+        options: [
+            ("pages", "DIR", "the pages directory when no DIR or FILE is given (default: pages)"),
+            ("config", "FILE", "configuration file: custom widget and action types (default config/default.json)"),
+            ("strict", "", "warnings are errors too (exit 1 on any warning)"),
+        ],
+        positionalUsage: "[DIR | FILE…]", maximumPositional: .max,
+        summary: "lint page files offline with the server's rules (docs/check.md)",
+        exitStatus: [
+            "0 no error, 1 errors in the pages (with --strict: or warnings), 2 usage or configuration error.",
+            "Every finding is printed as FILE:LINE:COLUMN: JSON-path: severity: code: message.",
+        ])
+}
