@@ -58,6 +58,10 @@ struct MockPageLookup: PageLookup {
                     return .document(variant, headers: headers)
                 }
             }
+            // A scenario file that exists but never loaded is not a missing scenario: say why it is not served.
+            if let broken = snapshot.brokenFiles["\(pageID).\(name).json"] {
+                throw ProblemDetails.pageFileInvalid(pageID, first: broken, all: snapshot.catalog.diagnostics)
+            }
             if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
         }
         // Page variants by query parameter (Matching/PageVariant.swift) come before the session's copy, which

@@ -78,6 +78,14 @@ import Testing
             let detail = try #require(problem["detail"]?.stringValue)
             #expect(detail.contains("fresh.json: 1:21: invalid_json"), "\(detail)")
             #expect(problem["diagnostics"]?[0]?["code"] == "invalid_json")
+            // So does a scenario whose file never loaded, instead of the page with X-Flow-Scenario-Missing.
+            try await Self.write("{\"kind\": \"page\"}", to: "list.broken.json", in: pages, http: http)
+            let scenario = try await http.get("/v1/pages/list", headers: [("X-Flow-Scenario", "broken")])
+            #expect(scenario.status == 404)
+            let scenarioProblem = try json(scenario)
+            #expect(scenarioProblem["code"] == "page_file_invalid")
+            #expect(scenarioProblem["detail"]?.stringValue?.contains("list.broken.json: ") == true)
+            #expect(try await http.get("/v1/pages/list", headers: [("X-Flow-Scenario", "nope")]).status == 200)
             // A page with no file at all is still page_not_found.
             #expect(try await json(http.get("/v1/pages/nothing"))["code"] == "page_not_found")
         }
