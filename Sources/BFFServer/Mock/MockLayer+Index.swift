@@ -64,16 +64,18 @@ extension MockLayer {
                     }
                     return .object(scenario)
                 })
-            if let file = catalog.pages[id]?.file, let broken = snapshot.brokenFiles[file] {
-                page["stale"] = .string(broken.staleNotice)
+            if let file = catalog.pages[id]?.file,
+                let notice = snapshot.staleNotice(for: file, directory: configuration.pages.directory)
+            {
+                page["stale"] = .string(notice)
             }
             pages.append(.object(page))
         }
         let broken: [JSONValue] = snapshot.brokenFiles.keys.sorted().map { file in
-            let first = snapshot.brokenFiles[file]!
+            let notice = snapshot.staleNotice(for: file, directory: configuration.pages.directory) ?? file
             return [
-                "file": .string(file), "error": .string(first.staleNotice),
-                "message": .string(first.diagnostic.message),
+                "file": .string(file), "error": .string(notice),
+                "message": .string(snapshot.brokenFiles[file]!.diagnostic.message),
             ]
         }
         let actions: [JSONValue] = catalog.actions.keys.sorted().map { name in

@@ -30,15 +30,19 @@ struct MockPageLookup: PageLookup {
             return try base.firstLoad(pageID, request, in: application, snapshot: snapshot)
         }
         let context = try MockRequestContext(request)
-        let source = try mockSource(pageID, request, context: context, snapshot: snapshot)
-        return marked(source, personal: context.session != nil || context.scenario != nil, snapshot: snapshot)
+        let directory = application.configuration.pages.directory
+        let source = try mockSource(pageID, request, context: context, snapshot: snapshot, directory: directory)
+        return marked(
+            source, personal: context.session != nil || context.scenario != nil, snapshot: snapshot,
+            directory: directory)
     }
 
-    /// The first-load source before ``marked(_:personal:snapshot:)``.
+    /// The first-load source before ``marked(_:personal:snapshot:directory:)``.
     private func mockSource(
-        _ pageID: String, _ request: HTTPRequest, context: MockRequestContext, snapshot: CatalogSnapshot
+        _ pageID: String, _ request: HTTPRequest, context: MockRequestContext, snapshot: CatalogSnapshot,
+        directory: String
     ) throws -> PageSource {
-        let page = try self.page(pageID, snapshot: snapshot)
+        let page = try self.page(pageID, snapshot: snapshot, directory: directory)
         let session = context.session.flatMap { mock.sessions.session($0) }
         var headers: HTTPFields = [:]
         let explicit = context.scenario ?? session?.scenarios[pageID]
@@ -48,8 +52,8 @@ struct MockPageLookup: PageLookup {
                 case .problem(let problem):
                     var response = problem.makeResponse()
                     response.headers.set(MockRequestContext.scenarioHeader, name)
-                    if let broken = snapshot.brokenFiles[scenario.file] {
-                        response.headers.set(Self.staleHeader, broken.staleNotice)
+                    if let notice = snapshot.staleNotice(for: scenario.file, directory: directory) {
+                        response.headers.set(Self.staleHeader, notice)
                     }
                     return .answer(response)
                 case .page(let variant):
@@ -59,8 +63,9 @@ struct MockPageLookup: PageLookup {
                 }
             }
             // A scenario file that exists but never loaded is not a missing scenario: say why it is not served.
-            if let broken = snapshot.brokenFiles["\(pageID).\(name).json"] {
-                throw ProblemDetails.pageFileInvalid(pageID, first: broken, all: snapshot.catalog.diagnostics)
+            if let notice = snapshot.staleNotice(for: "\(pageID).\(name).json", directory: directory) {
+                throw ProblemDetails.pageFileInvalid(
+                    pageID, file: "\(pageID).\(name).json", notice: notice, in: snapshot.catalog)
             }
             if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
         }
@@ -79,23 +84,23 @@ struct MockPageLookup: PageLookup {
 
     /// The page `pageID` of the snapshot.
     /// - Throws: 404 `page_file_invalid` when its file exists but has never loaded, else `page_not_found`.
-    func page(_ pageID: String, snapshot: CatalogSnapshot) throws(ProblemDetails) -> CatalogPage {
+    func page(_ pageID: String, snapshot: CatalogSnapshot, directory: String) throws(ProblemDetails) -> CatalogPage {
         do {
             return try snapshot.page(pageID)
         } catch {
-            guard let first = snapshot.brokenFiles[pageID + ".json"] else { throw error }
-            throw .pageFileInvalid(pageID, first: first, all: snapshot.catalog.diagnostics)
+            guard let notice = snapshot.staleNotice(for: pageID + ".json", directory: directory) else { throw error }
+            throw .pageFileInvalid(pageID, file: pageID + ".json", notice: notice, in: snapshot.catalog)
         }
     }
 
     /// `source` with `X-Flow-Mock-Stale` when its document's file is broken (the document is its last good
     /// version) and, when `personal`, `Cache-Control: no-store` and a `Vary` that names the session and scenario
     /// headers.
-    func marked(_ source: PageSource, personal: Bool, snapshot: CatalogSnapshot) -> PageSource {
+    func marked(_ source: PageSource, personal: Bool, snapshot: CatalogSnapshot, directory: String) -> PageSource {
         switch source {
         case .document(let document, var headers):
-            if !document.file.isEmpty, let broken = snapshot.brokenFiles[document.file] {
-                headers.set(Self.staleHeader, broken.staleNotice)
+            if let notice = snapshot.staleNotice(for: document.file, directory: directory) {
+                headers.set(Self.staleHeader, notice)
             }
             if personal || headers["Cache-Control"] != nil {
                 headers.set("Cache-Control", "no-store")
@@ -122,15 +127,17 @@ struct MockPageLookup: PageLookup {
         // A malformed session id is a 400, as on the first page.
         let context = try MockRequestContext(request)
         let personal = context.session != nil || context.scenario != nil
-        let page = try self.page(cursor.pageID, snapshot: snapshot)
+        let directory = application.configuration.pages.directory
+        let page = try self.page(cursor.pageID, snapshot: snapshot, directory: directory)
         if cursor.version == page.version {
-            return marked(.document(page), personal: personal, snapshot: snapshot)
+            return marked(.document(page), personal: personal, snapshot: snapshot, directory: directory)
         }
         let variants = try documents(of: page, request, snapshot: snapshot).dropFirst()
         guard let variant = variants.first(where: { $0.version == cursor.version }) else {
             throw ProblemDetails.cursorExpired
         }
-        return marked(.document(variant, headers: Self.personal), personal: true, snapshot: snapshot)
+        return marked(
+            .document(variant, headers: Self.personal), personal: true, snapshot: snapshot, directory: directory)
     }
 
     func actionDocuments(
@@ -139,7 +146,8 @@ struct MockPageLookup: PageLookup {
         if application.providers.registration(for: pageID) != nil {
             return try base.actionDocuments(pageID, request, in: application, snapshot: snapshot)
         }
-        return try documents(of: try page(pageID, snapshot: snapshot), request, snapshot: snapshot)
+        let page = try page(pageID, snapshot: snapshot, directory: application.configuration.pages.directory)
+        return try documents(of: page, request, snapshot: snapshot)
     }
 
     /// `X-Flow-Scenario` or `?__scenario=`, else the scenario the request's session chose for `pageID`.

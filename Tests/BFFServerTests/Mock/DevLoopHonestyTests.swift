@@ -54,11 +54,13 @@ import Testing
             #expect(scenario.header("X-Flow-Scenario") == "empty")
             #expect(scenario.header("X-Flow-Mock-Stale") == nil)
 
-            // A content error: the JSON Pointer.
             let badSetting = good.replacingOccurrences(of: #""pageSize": 1"#, with: #""pageSize": -1"#)
             try await Self.write(badSetting, to: "list.json", in: pages, http: http)
             let stale = try await http.get("/v1/pages/list").header("X-Flow-Mock-Stale")
-            #expect(stale == "list.json: /server/pageSize: invalid_setting")
+            // A content error: where its JSON Pointer is written.
+            let key = try #require(badSetting.range(of: #""pageSize""#)).lowerBound
+            let column = badSetting.unicodeScalars.distance(from: badSetting.startIndex, to: key) + 1
+            #expect(stale == "list.json: 1:\(column): invalid_setting")
 
             // Fixed: no header.
             try await Self.write(good, to: "list.json", in: pages, http: http)
