@@ -339,7 +339,7 @@ import Testing
                 paths == [
                     "/v1/pages/{pageID}", "/v1/pages/{pageID}/next", "/v1/actions/{name}", "/healthz", "/readyz",
                     "/metrics",
-                    "/openapi.json", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
+                    "/openapi.json", "/", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
                     "/__admin/faults", "/__admin/sessions", "/__admin/sessions/{sessionID}",
                     "/__admin/sessions/{sessionID}/faults", "/__admin/journal", "/__admin/journal/count",
                     "/__admin/echo", "/__preview", "/__preview/{asset}", "/__preview/events",

@@ -32,6 +32,8 @@ public final class BFFApplication: HTTPResponder {
     // Both written once at the end of init, before the object is shared; read-only afterwards.
     private nonisolated(unsafe) var router = Router()
     private nonisolated(unsafe) var mockLayer: MockLayer?
+    /// Cross-origin browser access (`http.corsOrigins`); `nil` when no origin is allowed.
+    private let cors: CORSPolicy?
 
     /// - Parameters:
     ///   - configuration: the server's configuration (cursor keys, limits, logging, mock mode).
@@ -49,6 +51,8 @@ public final class BFFApplication: HTTPResponder {
         self.log = Logger(sink: log)
         let mock = configuration.mock.enabled ? MockState(configuration: configuration.mock) : nil
         lookup = mock.map { MockPageLookup(mock: $0) } ?? CatalogLookup()
+        let cors = CORSPolicy(configuration: configuration)
+        self.cors = cors.isEmpty ? nil : cors
         current = Mutex(CatalogSnapshot(catalog: catalog, cursors: cursors))
         reload.loaded(catalog)
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
@@ -84,6 +88,21 @@ public final class BFFApplication: HTTPResponder {
     // MARK: Responder
 
     public func respond(to request: HTTPRequest) throws -> HTTPReply {
+        guard let cors, let origin = request.headers["Origin"], cors.allows(origin) else {
+            return respondSameOrigin(to: request)
+        }
+        if request.method == .options, request.headers.contains("Access-Control-Request-Method") {
+            var response = cors.preflight(origin: origin)
+            let requestID = RequestID.accept(request.headers["X-Request-ID"])
+            response.headers.set("X-Request-ID", requestID)
+            response.logContext = HTTPLogContext(route: "cors.preflight", requestID: requestID)
+            return .response(response)
+        }
+        return respondSameOrigin(to: request).mapResponse { CORSPolicy.allowing(origin, $0) }
+    }
+
+    /// The answer, before any CORS field.
+    private func respondSameOrigin(to request: HTTPRequest) -> HTTPReply {
         // The preview's own files skip the mock layer (no simulated faults, no journal entries); the page
         // requests it sends are ordinary /v1 requests and go through it like a device's.
         if let mockLayer, !request.path.hasPrefix(Self.previewPrefix) { return mockLayer.respond(to: request) }

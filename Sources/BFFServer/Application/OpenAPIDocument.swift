@@ -128,7 +128,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "404": {
-                    "description": "page_not_found",
+                    "description": "page_not_found; in mock mode, page_file_invalid for a page whose file exists but never loaded (docs/mock.md)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -239,7 +239,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "404": {
-                    "description": "page_not_found",
+                    "description": "page_not_found; in mock mode, page_file_invalid for a page whose file exists but never loaded (docs/mock.md)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -644,6 +644,43 @@ enum OpenAPIDocument {
                       "application/json": {
                         "schema": {
                           "type": "object"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/": {
+              "get": {
+                "operationId": "mockIndex",
+                "tags": [
+                  "admin"
+                ],
+                "summary": "Mock mode only: pages, scenarios, broken page files, actions and admin links (docs/mock.md § Index)",
+                "description": "HTML when Accept names text/html before application/json, JSON otherwise. Not served in production (404 not_found).",
+                "responses": {
+                  "200": {
+                    "description": "The index.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object"
+                        }
+                      },
+                      "text/html": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "Production (not_found).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
                         }
                       }
                     }

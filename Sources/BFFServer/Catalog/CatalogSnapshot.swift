@@ -10,6 +10,11 @@ final class CatalogSnapshot: Sendable {
     let firstLoads: [String: PreparedBody]
     /// Action response envelopes, by action name.
     let actionBodies: [String: PreparedBody]
+    /// The first error of each file that has one, by file (relative to the pages directory): a page served from
+    /// such a file is its last good version; a page id whose file is here but not in ``catalog`` never loaded.
+    let brokenFiles: [String: FileDiagnostic]
+    /// `X-Flow-Mock-Stale` values by file, made on first use (Mock/CatalogSnapshot+Stale.swift).
+    let staleNotices = BoundedCache<String, String>(capacity: 256)
     /// The widgets and events an action request may name, by page content version.
     private let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
 
@@ -26,6 +31,11 @@ final class CatalogSnapshot: Sendable {
             actions[name] = Representation.prepare(.actionResponse(action.response))
         }
         actionBodies = actions
+        var broken: [String: FileDiagnostic] = [:]
+        for diagnostic in catalog.diagnostics where diagnostic.diagnostic.severity == .error {
+            if broken[diagnostic.file] == nil { broken[diagnostic.file] = diagnostic }
+        }
+        brokenFiles = broken
     }
 
     /// The page `pageID` of the catalog (an id the caller checked with ``PageID/isValid(_:)``: the route, the

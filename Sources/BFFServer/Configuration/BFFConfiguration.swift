@@ -104,6 +104,9 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var idleTimeoutSeconds = 30.0
         /// Most open connections. Default 10000.
         public var maximumConnections = 10_000
+        /// Browser origins allowed to call from another origin (CORS): exact origins, `scheme://host:*` for any
+        /// port, or `*`. `nil` (the default) allows the loopback origins in mock mode and none in production.
+        public var corsOrigins: [String]? = nil
     }
 
     /// Access log and metrics.

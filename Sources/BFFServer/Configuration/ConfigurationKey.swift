@@ -206,6 +206,26 @@ extension ConfigurationKey {
         .integer("http.maximumConnections", 10_000, 1...1_000_000, "Most simultaneously open connections.") {
             $0.http.maximumConnections = $1
         },
+        ConfigurationKey(
+            path: "http.corsOrigins", type: .stringList, defaultValue: "(loopback origins in mock mode, else none)",
+            summary:
+                "Browser origins allowed to call from another origin (CORS): exact origins, `scheme://host:*` for "
+                + "any port, or `*`."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .array(let elements) = value else { throw .wrongType("http.corsOrigins", .stringList, value) }
+            var origins: [String] = []
+            for element in elements {
+                guard case .string(let origin) = element,
+                    origin == "*" || origin.hasPrefix("http://") || origin.hasPrefix("https://")
+                else {
+                    throw ConfigurationError(
+                        code: "invalid_value", key: "http.corsOrigins",
+                        message: "each origin is \"*\" or starts with http:// or https://")
+                }
+                origins.append(origin)
+            }
+            configuration.http.corsOrigins = origins
+        },
         .seconds(
             "actions.idempotencySeconds", 86_400,
             "Seconds the answer to an api action request with an `Idempotency-Key` is kept for replay."

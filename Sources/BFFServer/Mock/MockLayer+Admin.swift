@@ -22,6 +22,8 @@ extension MockLayer {
 
     func makeAdminRouter() -> Router {
         var router = Router()
+        // The index is for anyone who can reach the server, like the pages it lists (MockLayer+Index.swift).
+        router.get("/", application.route("mock.index") { request, _ in .now(self.serveIndex(request)) })
         router.get("/__admin/status", adminRoute("admin.status") { _ in self.adminStatus() })
         router.post(
             "/__admin/reload",

@@ -20,10 +20,10 @@ final class MockLayer: HTTPResponder {
 
     var configuration: BFFConfiguration { application.configuration }
 
-    /// Admin requests go to the admin router; every other request gets the network simulation its header or route
-    /// asks for, is served by the application, and is journaled with what was actually sent.
+    /// Admin requests and the index (`/`) go to the admin router; every other request gets the network simulation
+    /// its header or route asks for, is served by the application, and is journaled with what was actually sent.
     func respond(to request: HTTPRequest) -> HTTPReply {
-        if request.path.hasPrefix("/__admin/") { return serveAdmin(request) }
+        if request.path.hasPrefix("/__admin/") || request.path == "/" { return serveAdmin(request) }
         var draft = JournalDraft(request, journal: mock.journal, bodyLimit: mock.configuration.journalBodyBytes)
         var decision = FaultDecision()
         do {

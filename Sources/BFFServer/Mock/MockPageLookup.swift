@@ -3,13 +3,17 @@ import PageModel
 
 /// The mock backend's lookup: a request's scenario (`X-Flow-Scenario`, `?__scenario=`, or the session's choice)
 /// and the session's copy of a page (changed by its api actions) come before the catalog; provider pages and
-/// everything else go to ``CatalogLookup``. Answers that depend on the session are `Cache-Control: private,
-/// no-cache`.
+/// everything else go to ``CatalogLookup``. Answers to a request that names a session or a scenario are
+/// `Cache-Control: no-store` and vary on those headers, so an HTTP cache never replays one test's page to another;
+/// a document served at its last good version because its file is broken names the error in `X-Flow-Mock-Stale`.
 struct MockPageLookup: PageLookup {
     let mock: MockState
     let base = CatalogLookup()
 
-    static let personal: HTTPFields = ["Cache-Control": "private, no-cache"]
+    static let personal: HTTPFields = ["Cache-Control": "no-store"]
+    static let staleHeader = "X-Flow-Mock-Stale"
+    /// What a per-session or per-scenario answer depends on, added to the page's own `Vary`.
+    static let personalVary = "\(MockRequestContext.sessionHeader), \(MockRequestContext.scenarioHeader), Cookie"
 
     func parameters(of request: HTTPRequest) -> [String: String] {
         var parameters: [String: String] = [:]
@@ -26,7 +30,19 @@ struct MockPageLookup: PageLookup {
             return try base.firstLoad(pageID, request, in: application, snapshot: snapshot)
         }
         let context = try MockRequestContext(request)
-        let page = try snapshot.page(pageID)
+        let directory = application.configuration.pages.directory
+        let source = try mockSource(pageID, request, context: context, snapshot: snapshot, directory: directory)
+        return marked(
+            source, personal: context.session != nil || context.scenario != nil, snapshot: snapshot,
+            directory: directory)
+    }
+
+    /// The first-load source before ``marked(_:personal:snapshot:directory:)``.
+    private func mockSource(
+        _ pageID: String, _ request: HTTPRequest, context: MockRequestContext, snapshot: CatalogSnapshot,
+        directory: String
+    ) throws -> PageSource {
+        let page = try self.page(pageID, snapshot: snapshot, directory: directory)
         let session = context.session.flatMap { mock.sessions.session($0) }
         var headers: HTTPFields = [:]
         let explicit = context.scenario ?? session?.scenarios[pageID]
@@ -36,12 +52,20 @@ struct MockPageLookup: PageLookup {
                 case .problem(let problem):
                     var response = problem.makeResponse()
                     response.headers.set(MockRequestContext.scenarioHeader, name)
+                    if let notice = snapshot.staleNotice(for: scenario.file, directory: directory) {
+                        response.headers.set(Self.staleHeader, notice)
+                    }
                     return .answer(response)
                 case .page(let variant):
                     headers = Self.personal
                     headers.set(MockRequestContext.scenarioHeader, name)
                     return .document(variant, headers: headers)
                 }
+            }
+            // A scenario file that exists but never loaded is not a missing scenario: say why it is not served.
+            if let notice = snapshot.staleNotice(for: "\(pageID).\(name).json", directory: directory) {
+                throw ProblemDetails.pageFileInvalid(
+                    pageID, file: "\(pageID).\(name).json", notice: notice, in: snapshot.catalog)
             }
             if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
         }
@@ -53,10 +77,43 @@ struct MockPageLookup: PageLookup {
         case nil: break
         }
         if let document = session?.documents[pageID], document.baseVersion == page.version {
-            headers.set("Cache-Control", "private, no-cache")
             return .document(document.page, headers: headers)
         }
         return .document(page, headers: headers)
+    }
+
+    /// The page `pageID` of the snapshot.
+    /// - Throws: 404 `page_file_invalid` when its file exists but has never loaded, else `page_not_found`.
+    func page(_ pageID: String, snapshot: CatalogSnapshot, directory: String) throws(ProblemDetails) -> CatalogPage {
+        do {
+            return try snapshot.page(pageID)
+        } catch {
+            guard let notice = snapshot.staleNotice(for: pageID + ".json", directory: directory) else { throw error }
+            throw .pageFileInvalid(pageID, file: pageID + ".json", notice: notice, in: snapshot.catalog)
+        }
+    }
+
+    /// `source` with `X-Flow-Mock-Stale` when its document's file is broken (the document is its last good
+    /// version) and, when `personal`, `Cache-Control: no-store` and a `Vary` that names the session and scenario
+    /// headers.
+    func marked(_ source: PageSource, personal: Bool, snapshot: CatalogSnapshot, directory: String) -> PageSource {
+        switch source {
+        case .document(let document, var headers):
+            if let notice = snapshot.staleNotice(for: document.file, directory: directory) {
+                headers.set(Self.staleHeader, notice)
+            }
+            if personal || headers["Cache-Control"] != nil {
+                headers.set("Cache-Control", "no-store")
+                let vary = document.responseHeaders(locale: nil)["Vary"].map { $0 + ", " } ?? ""
+                headers.set("Vary", vary + Self.personalVary)
+            }
+            return .document(document, headers: headers)
+        case .answer(var response) where personal:
+            response.headers.set("Cache-Control", "no-store")
+            return .answer(response)
+        default:
+            return source
+        }
     }
 
     /// The cursor's content version picks the document it came from (the page, a scenario or the session's copy),
@@ -67,14 +124,20 @@ struct MockPageLookup: PageLookup {
         if application.providers.registration(for: cursor.pageID) != nil {
             return try base.continuation(of: cursor, request, in: application, snapshot: snapshot)
         }
-        _ = try MockRequestContext.sessionID(request)  // a malformed one is a 400, as on the first page
-        let page = try snapshot.page(cursor.pageID)
-        if cursor.version == page.version { return .document(page) }
+        // A malformed session id is a 400, as on the first page.
+        let context = try MockRequestContext(request)
+        let personal = context.session != nil || context.scenario != nil
+        let directory = application.configuration.pages.directory
+        let page = try self.page(cursor.pageID, snapshot: snapshot, directory: directory)
+        if cursor.version == page.version {
+            return marked(.document(page), personal: personal, snapshot: snapshot, directory: directory)
+        }
         let variants = try documents(of: page, request, snapshot: snapshot).dropFirst()
         guard let variant = variants.first(where: { $0.version == cursor.version }) else {
             throw ProblemDetails.cursorExpired
         }
-        return .document(variant, headers: Self.personal)
+        return marked(
+            .document(variant, headers: Self.personal), personal: true, snapshot: snapshot, directory: directory)
     }
 
     func actionDocuments(
@@ -83,7 +146,8 @@ struct MockPageLookup: PageLookup {
         if application.providers.registration(for: pageID) != nil {
             return try base.actionDocuments(pageID, request, in: application, snapshot: snapshot)
         }
-        return try documents(of: try snapshot.page(pageID), request, snapshot: snapshot)
+        let page = try page(pageID, snapshot: snapshot, directory: application.configuration.pages.directory)
+        return try documents(of: page, request, snapshot: snapshot)
     }
 
     /// `X-Flow-Scenario` or `?__scenario=`, else the scenario the request's session chose for `pageID`.

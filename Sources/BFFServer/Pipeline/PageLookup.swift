@@ -4,7 +4,7 @@ import PageModel
 /// Where the document for a page request comes from.
 enum PageSource: Sendable {
     /// A document in memory (a page file, a mock scenario or session copy), with response fields to add to the
-    /// page's own (`Cache-Control: private, no-cache` for per-session answers, `X-Flow-Scenario`, …).
+    /// page's own (`Cache-Control: no-store` for per-session answers, `X-Flow-Scenario`, …).
     case document(CatalogPage, headers: HTTPFields = [:])
     /// A fixed answer instead of a page (a mock error scenario).
     case answer(HTTPResponse)

@@ -1,0 +1,183 @@
+import Foundation
+import HTTPCore
+import PageModel
+
+/// `GET /` in mock mode: what this mock serves — pages (with their scenarios and preview links), broken page
+/// files, api actions and the admin routes. HTML for a browser (`Accept` naming `text/html` before
+/// `application/json`), JSON otherwise. Production has no such route (`/` is `404 not_found`).
+extension MockLayer {
+    /// The admin routes a person opens or calls by hand, as (method, path, summary).
+    static let indexAdminLinks: [(method: String, path: String, summary: String)] = [
+        ("GET", "/__admin/status", "catalog, reloads and their diagnostics, sessions, journal"),
+        ("GET", "/__admin/scenarios", "scenarios by page"),
+        ("GET", "/__admin/sessions", "live sessions"),
+        ("GET", "/__admin/faults", "network simulation rules"),
+        ("GET", "/__admin/journal", "the requests received, filterable"),
+        ("GET", "/__admin/journal/count", "how many journaled requests pass the filters"),
+        ("GET", "/__admin/echo", "the request as parsed"),
+        ("POST", "/__admin/reload", "reload the pages directory now"),
+        ("POST", "/__admin/reset", "forget sessions, runtime faults, the journal"),
+    ]
+
+    /// `GET /` (and `HEAD`).
+    func serveIndex(_ request: HTTPRequest) -> HTTPResponse {
+        let index = indexJSON()
+        var headers: HTTPFields = ["Cache-Control": "no-store", "Vary": "Accept"]
+        if Self.prefersHTML(request.headers["Accept"]) {
+            headers.set("Content-Type", "text/html; charset=utf-8")
+            return HTTPResponse(headers: headers, body: .bytes(Array(Self.indexHTML(index).utf8)))
+        }
+        return .json(JSONWriter().write(index), headers: headers)
+    }
+
+    /// Whether `accept` names `text/html` (or `application/xhtml+xml`) before `application/json`.
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept = accept?.lowercased() else { return false }
+        guard let html = accept.range(of: "text/html") ?? accept.range(of: "application/xhtml+xml") else {
+            return false
+        }
+        guard let json = accept.range(of: "application/json") else { return true }
+        return html.lowerBound < json.lowerBound
+    }
+
+    func indexJSON() -> JSONValue {
+        let snapshot = application.snapshot
+        let catalog = snapshot.catalog
+        let preview = configuration.servesPreview
+        let providerIDs = Set(application.providers.pageIDs)
+        var pages: [JSONValue] = []
+        for id in Set(catalog.pageIDs).union(providerIDs).sorted() {
+            var page = JSONObject()
+            page["id"] = .string(id)
+            page["source"] = .string(providerIDs.contains(id) ? "provider" : "file")
+            page["href"] = .string("/v1/pages/" + id)
+            if preview { page["preview"] = .string("/__preview?page=" + Self.queryEncoded(id)) }
+            page["scenarios"] = .array(
+                (catalog.scenarios[id] ?? [:]).keys.sorted().map { name in
+                    var scenario = JSONObject()
+                    scenario["name"] = .string(name)
+                    scenario["href"] = .string(
+                        "/v1/pages/\(id)?\(MockRequestContext.scenarioQuery)=\(Self.queryEncoded(name))")
+                    if preview {
+                        scenario["preview"] = .string(
+                            "/__preview?page=\(Self.queryEncoded(id))&scenario=\(Self.queryEncoded(name))")
+                    }
+                    return .object(scenario)
+                })
+            if let file = catalog.pages[id]?.file,
+                let notice = snapshot.staleNotice(for: file, directory: configuration.pages.directory)
+            {
+                page["stale"] = .string(notice)
+            }
+            pages.append(.object(page))
+        }
+        let broken: [JSONValue] = snapshot.brokenFiles.keys.sorted().map { file in
+            let notice = snapshot.staleNotice(for: file, directory: configuration.pages.directory) ?? file
+            return [
+                "file": .string(file), "error": .string(notice),
+                "message": .string(snapshot.brokenFiles[file]!.diagnostic.message),
+            ]
+        }
+        let actions: [JSONValue] = catalog.actions.keys.sorted().map { name in
+            [
+                "name": .string(name), "pageID": .string(catalog.actions[name]!.pageID),
+                "href": .string("/v1/actions/" + name),
+            ]
+        }
+        let admin: [JSONValue] = Self.indexAdminLinks.map {
+            ["method": .string($0.method), "href": .string($0.path), "summary": .string($0.summary)]
+        }
+        return [
+            "mock": true,
+            "catalogVersion": .string(catalog.version),
+            "preview": preview ? .string(BFFApplication.previewPrefix) : .null,
+            "pages": .array(pages),
+            "brokenFiles": .array(broken),
+            "actions": .array(actions),
+            "admin": .array(admin),
+            "openAPI": "/openapi.json",
+        ]
+    }
+
+    /// The HTML form of ``indexJSON()``: every name escaped.
+    static func indexHTML(_ index: JSONValue) -> String {
+        func text(_ value: JSONValue?) -> String { escaped(value?.stringValue ?? "") }
+        func link(_ href: JSONValue?, _ label: JSONValue?) -> String {
+            "<a href=\"\(text(href))\">\(text(label))</a>"
+        }
+        var html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>flow-bff mock</title>
+            <style>body{font:15px/1.45 system-ui,sans-serif;margin:2em;max-width:60em}code{font-size:13px}\
+            li{margin:.2em 0}.stale{color:#a30}</style></head><body>
+            <h1>flow-bff mock</h1>
+            <p>Catalog <code>\(text(index["catalogVersion"]))</code> · <a href="/openapi.json">OpenAPI</a>
+            """
+        if index["preview"]?.stringValue != nil { html += " · " + link(index["preview"], "Preview") }
+        html += "</p>\n<h2>Pages</h2>\n<ul>\n"
+        for page in index["pages"]?.arrayValue ?? [] {
+            html += "<li>" + link(page["href"], page["id"])
+            if page["preview"] != nil { html += " (" + link(page["preview"], "preview") + ")" }
+            if page["source"]?.stringValue == "provider" { html += " <small>provider</small>" }
+            let scenarios = page["scenarios"]?.arrayValue ?? []
+            if !scenarios.isEmpty {
+                html += " — scenarios: "
+                html += scenarios.map { link($0["href"], $0["name"]) }.joined(separator: ", ")
+            }
+            if page["stale"] != nil {
+                html += " <span class=\"stale\">stale: <code>\(text(page["stale"]))</code></span>"
+            }
+            html += "</li>\n"
+        }
+        html += "</ul>\n"
+        let broken = index["brokenFiles"]?.arrayValue ?? []
+        if !broken.isEmpty {
+            html += "<h2>Broken page files</h2>\n<ul>\n"
+            for file in broken {
+                html += "<li class=\"stale\"><code>\(text(file["error"]))</code>: \(text(file["message"]))</li>\n"
+            }
+            html += "</ul>\n"
+        }
+        html += "<h2>Actions</h2>\n<ul>\n"
+        for action in index["actions"]?.arrayValue ?? [] {
+            html += "<li><code>POST \(text(action["href"]))</code> — declared by \(text(action["pageID"]))</li>\n"
+        }
+        html += "</ul>\n<h2>Admin</h2>\n<ul>\n"
+        for route in index["admin"]?.arrayValue ?? [] {
+            let target =
+                route["method"]?.stringValue == "GET"
+                ? link(route["href"], route["href"]) : "<code>\(text(route["method"])) \(text(route["href"]))</code>"
+            html += "<li>\(target) — \(text(route["summary"]))</li>\n"
+        }
+        html += "</ul>\n</body></html>\n"
+        return html
+    }
+
+    /// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attribute values.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// `value` percent-encoded for a query component.
+    static func queryEncoded(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? value
+    }
+}
+
+extension CharacterSet {
+    /// Unreserved characters (RFC 3986): all a query value needs unescaped.
+    fileprivate static let urlQueryValueAllowed = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}
