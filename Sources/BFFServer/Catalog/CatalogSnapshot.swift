@@ -13,8 +13,6 @@ final class CatalogSnapshot: Sendable {
     /// The first error of each file that has one, by file (relative to the pages directory): a page served from
     /// such a file is its last good version; a page id whose file is here but not in ``catalog`` never loaded.
     let brokenFiles: [String: FileDiagnostic]
-    /// `X-Flow-Mock-Stale` values by file, made on first use (Mock/CatalogSnapshot+Stale.swift).
-    let staleNotices = BoundedCache<String, String>(capacity: 256)
     /// The widgets and events an action request may name, by page content version.
     private let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
 

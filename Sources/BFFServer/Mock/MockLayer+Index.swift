@@ -65,14 +65,14 @@ extension MockLayer {
                     return .object(scenario)
                 })
             if let file = catalog.pages[id]?.file,
-                let notice = snapshot.staleNotice(for: file, directory: configuration.pages.directory)
+                let notice = snapshot.staleNotice(for: file)
             {
                 page["stale"] = .string(notice)
             }
             pages.append(.object(page))
         }
         let broken: [JSONValue] = snapshot.brokenFiles.keys.sorted().map { file in
-            let notice = snapshot.staleNotice(for: file, directory: configuration.pages.directory) ?? file
+            let notice = snapshot.staleNotice(for: file) ?? file
             return [
                 "file": .string(file), "error": .string(notice),
                 "message": .string(snapshot.brokenFiles[file]!.diagnostic.message),

@@ -30,19 +30,15 @@ struct MockPageLookup: PageLookup {
             return try base.firstLoad(pageID, request, in: application, snapshot: snapshot)
         }
         let context = try MockRequestContext(request)
-        let directory = application.configuration.pages.directory
-        let source = try mockSource(pageID, request, context: context, snapshot: snapshot, directory: directory)
-        return marked(
-            source, personal: context.session != nil || context.scenario != nil, snapshot: snapshot,
-            directory: directory)
+        let source = try mockSource(pageID, request, context: context, snapshot: snapshot)
+        return marked(source, personal: context.session != nil || context.scenario != nil, snapshot: snapshot)
     }
 
-    /// The first-load source before ``marked(_:personal:snapshot:directory:)``.
+    /// The first-load source before ``marked(_:personal:snapshot:)``.
     private func mockSource(
-        _ pageID: String, _ request: HTTPRequest, context: MockRequestContext, snapshot: CatalogSnapshot,
-        directory: String
+        _ pageID: String, _ request: HTTPRequest, context: MockRequestContext, snapshot: CatalogSnapshot
     ) throws -> PageSource {
-        let page = try self.page(pageID, snapshot: snapshot, directory: directory)
+        let page = try self.page(pageID, snapshot: snapshot)
         let session = context.session.flatMap { mock.sessions.session($0) }
         var headers: HTTPFields = [:]
         let explicit = context.scenario ?? session?.scenarios[pageID]
@@ -52,7 +48,7 @@ struct MockPageLookup: PageLookup {
                 case .problem(let problem):
                     var response = problem.makeResponse()
                     response.headers.set(MockRequestContext.scenarioHeader, name)
-                    if let notice = snapshot.staleNotice(for: scenario.file, directory: directory) {
+                    if let notice = snapshot.staleNotice(for: scenario.file) {
                         response.headers.set(Self.staleHeader, notice)
                     }
                     return .answer(response)
@@ -63,7 +59,7 @@ struct MockPageLookup: PageLookup {
                 }
             }
             // A scenario file that exists but never loaded is not a missing scenario: say why it is not served.
-            if let notice = snapshot.staleNotice(for: "\(pageID).\(name).json", directory: directory) {
+            if let notice = snapshot.staleNotice(for: "\(pageID).\(name).json") {
                 throw ProblemDetails.pageFileInvalid(
                     pageID, file: "\(pageID).\(name).json", notice: notice, in: snapshot.catalog)
             }
@@ -84,11 +80,11 @@ struct MockPageLookup: PageLookup {
 
     /// The page `pageID` of the snapshot.
     /// - Throws: 404 `page_file_invalid` when its file exists but has never loaded, else `page_not_found`.
-    func page(_ pageID: String, snapshot: CatalogSnapshot, directory: String) throws(ProblemDetails) -> CatalogPage {
+    func page(_ pageID: String, snapshot: CatalogSnapshot) throws(ProblemDetails) -> CatalogPage {
         do {
             return try snapshot.page(pageID)
         } catch {
-            guard let notice = snapshot.staleNotice(for: pageID + ".json", directory: directory) else { throw error }
+            guard let notice = snapshot.staleNotice(for: pageID + ".json") else { throw error }
             throw .pageFileInvalid(pageID, file: pageID + ".json", notice: notice, in: snapshot.catalog)
         }
     }
@@ -96,10 +92,10 @@ struct MockPageLookup: PageLookup {
     /// `source` with `X-Flow-Mock-Stale` when its document's file is broken (the document is its last good
     /// version) and, when `personal`, `Cache-Control: no-store` and a `Vary` that names the session and scenario
     /// headers.
-    func marked(_ source: PageSource, personal: Bool, snapshot: CatalogSnapshot, directory: String) -> PageSource {
+    func marked(_ source: PageSource, personal: Bool, snapshot: CatalogSnapshot) -> PageSource {
         switch source {
         case .document(let document, var headers):
-            if let notice = snapshot.staleNotice(for: document.file, directory: directory) {
+            if let notice = snapshot.staleNotice(for: document.file) {
                 headers.set(Self.staleHeader, notice)
             }
             if personal || headers["Cache-Control"] != nil {
@@ -127,17 +123,15 @@ struct MockPageLookup: PageLookup {
         // A malformed session id is a 400, as on the first page.
         let context = try MockRequestContext(request)
         let personal = context.session != nil || context.scenario != nil
-        let directory = application.configuration.pages.directory
-        let page = try self.page(cursor.pageID, snapshot: snapshot, directory: directory)
+        let page = try self.page(cursor.pageID, snapshot: snapshot)
         if cursor.version == page.version {
-            return marked(.document(page), personal: personal, snapshot: snapshot, directory: directory)
+            return marked(.document(page), personal: personal, snapshot: snapshot)
         }
         let variants = try documents(of: page, request, snapshot: snapshot).dropFirst()
         guard let variant = variants.first(where: { $0.version == cursor.version }) else {
             throw ProblemDetails.cursorExpired
         }
-        return marked(
-            .document(variant, headers: Self.personal), personal: true, snapshot: snapshot, directory: directory)
+        return marked(.document(variant, headers: Self.personal), personal: true, snapshot: snapshot)
     }
 
     func actionDocuments(
@@ -146,7 +140,7 @@ struct MockPageLookup: PageLookup {
         if application.providers.registration(for: pageID) != nil {
             return try base.actionDocuments(pageID, request, in: application, snapshot: snapshot)
         }
-        let page = try page(pageID, snapshot: snapshot, directory: application.configuration.pages.directory)
+        let page = try page(pageID, snapshot: snapshot)
         return try documents(of: page, request, snapshot: snapshot)
     }
 

@@ -57,9 +57,9 @@ import Testing
             let badSetting = good.replacingOccurrences(of: #""pageSize": 1"#, with: #""pageSize": -1"#)
             try await Self.write(badSetting, to: "list.json", in: pages, http: http)
             let stale = try await http.get("/v1/pages/list").header("X-Flow-Mock-Stale")
-            // A content error: where its JSON Pointer is written.
-            let key = try #require(badSetting.range(of: #""pageSize""#)).lowerBound
-            let column = badSetting.unicodeScalars.distance(from: badSetting.startIndex, to: key) + 1
+            // A content error: where the value its JSON Pointer names starts (as `flow-bff check` prints it).
+            let value = try #require(badSetting.range(of: #""pageSize": -1"#)).upperBound
+            let column = badSetting.unicodeScalars.distance(from: badSetting.startIndex, to: value) - 1
             #expect(stale == "list.json: 1:\(column): invalid_setting")
 
             // Fixed: no header.
