@@ -13,10 +13,17 @@ final class CatalogSnapshot: Sendable {
     /// The widgets and events an action request may name, by page content version.
     private let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
 
-    init(catalog: PageCatalog, cursors: CursorCodec) {
+    /// - Parameter previous: the snapshot this one replaces: the first-load bodies of pages whose content version
+    ///   is unchanged are taken from it instead of being encoded and compressed again (same version, same cursor
+    ///   codec, same bytes).
+    init(catalog: PageCatalog, cursors: CursorCodec, reusing previous: CatalogSnapshot? = nil) {
         self.catalog = catalog
         var firstLoads: [String: PreparedBody] = [:]
         for page in catalog.pages.values {
+            if let body = previous?.firstLoads[page.version] {
+                firstLoads[page.version] = body
+                continue
+            }
             let key = RepresentationKey.firstLoad(page, parameters: [:], variant: .plain)
             firstLoads[page.version] = Representation.make(page, key, variant: .plain, cursors: cursors)
         }
