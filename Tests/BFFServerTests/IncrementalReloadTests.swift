@@ -25,12 +25,13 @@ import Testing
         page("home", widgets: button("call", #"{"type": "api", "name": ""# + action + #""}"#))
     }
 
-    /// A page declaring the api action `action`.
-    func declaring(_ id: String, action: String) -> String {
+    /// A page declaring the api action `action` (answering `answer`).
+    func declaring(
+        _ id: String, action: String, answer: String = #"{"schemaVersion": 1, "kind": "actionResponse"}"#
+    ) -> String {
         #"{"schemaVersion": 1, "kind": "page", "page": {"id": ""# + id
             + #"", "sections": [{"id": "s", "widgets": [{"id": "t", "type": "divider"}]}]}, "server": {"actions": {""#
-            + action
-            + #"": {"schemaVersion": 1, "kind": "actionResponse"}}}}"#
+            + action + #"": "# + answer + "}}}"
     }
 
     func write(_ text: String, to path: String) throws {
@@ -193,5 +194,37 @@ import Testing
         #expect(fixed.sources.decoded == ["home.json"])
         #expect(fixed.pages["home"]?.version != good)
         #expect(application.reload.status.withLock { $0.kept }.isEmpty)
+    }
+
+    @Test func actionTargetsAreKeptUnlessAnActionTheyFollowChanged() throws {
+        func cart(bringing widget: String) -> String {
+            declaring(
+                "cart", action: "cart.add",
+                answer:
+                    #"{"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "replaceWidget", "id": "t", "widget": "#
+                    + widget + "}]}")
+        }
+        let tappable =
+            #"{"id": "t", "type": "button", "content": {"title": "x"}, "actions": {"tap": {"type": "deeplink", "url": "x://y"}}}"#
+        let directory = try temporaryPages([
+            "home.json": caller("cart.add"), "cart.json": cart(bringing: tappable), "other.json": page("other"),
+        ])
+        var configuration = BFFConfiguration()
+        configuration.pages.directory = directory
+        let application = BFFApplication(
+            configuration: configuration, catalog: PageCatalog.load(directory: directory), log: MemoryLogSink())
+        #expect(application.catalog.diagnostics.isEmpty, "\(application.catalog.diagnostics.map(\.description))")
+        let home = try #require(application.catalog.pages["home"])
+        #expect(application.snapshot.actionTargets(of: home).events["t"] == ["tap"])
+
+        try write(page("other", widgets: #"{"id": "t", "type": "divider"}"#), to: directory + "/other.json")
+        application.reloadPages()
+        #expect(application.snapshot.targets[home.version] != nil, "kept: no action home follows changed")
+
+        try write(cart(bringing: #"{"id": "t", "type": "divider"}"#), to: directory + "/cart.json")
+        application.reloadPages()
+        #expect(application.catalog.pages["home"]?.version == home.version)
+        #expect(application.snapshot.targets[home.version] == nil, "dropped: cart.add answers differently")
+        #expect(application.snapshot.actionTargets(of: home).events["t"] == [])
     }
 }

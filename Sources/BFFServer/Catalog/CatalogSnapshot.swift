@@ -11,11 +11,11 @@ final class CatalogSnapshot: Sendable {
     /// Action response envelopes, by action name.
     let actionBodies: [String: PreparedBody]
     /// The widgets and events an action request may name, by page content version.
-    private let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
+    let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
 
     /// - Parameter previous: the snapshot this one replaces: the first-load bodies of pages whose content version
     ///   is unchanged are taken from it instead of being encoded and compressed again (same version, same cursor
-    ///   codec, same bytes).
+    ///   codec, same bytes), and so are the action targets whose followed actions answer the same.
     init(catalog: PageCatalog, cursors: CursorCodec, reusing previous: CatalogSnapshot? = nil) {
         self.catalog = catalog
         var firstLoads: [String: PreparedBody] = [:]
@@ -33,6 +33,9 @@ final class CatalogSnapshot: Sendable {
             actions[name] = Representation.prepare(.actionResponse(action.response))
         }
         actionBodies = actions
+        for (version, targets) in previous?.targets.entries ?? [] where targets.isCurrent(for: catalog.actions) {
+            self.targets.set(version, targets)
+        }
     }
 
     /// The page `pageID` of the catalog (an id the caller checked with ``PageID/isValid(_:)``: the route, the
