@@ -146,6 +146,27 @@ import Testing
         #expect(!again.scenarios.isEmpty)
     }
 
+    @Test func editsToTheBundledPagesGiveWhatAFullLoadGives() throws {
+        let directory = try copyOfBundledPages()
+        let cart = try String(contentsOfFile: directory + "/cart.json", encoding: .utf8)
+        let product = try String(contentsOfFile: directory + "/product.json", encoding: .utf8)
+        var catalog = PageCatalog.load(directory: directory)
+        try write("{ broken", to: directory + "/cart.json")
+        catalog = reload(directory, reusing: catalog)
+        #expect(catalog.sources.decoded == ["cart.json"])
+        #expect(catalog.diagnostics.map(\.file) == ["cart.json"])
+        try write(cart, to: directory + "/cart.json")
+        try FileManager.default.removeItem(atPath: directory + "/product.json")
+        catalog = reload(directory, reusing: catalog)
+        #expect(catalog.sources.decoded == ["cart.json"])
+        #expect(catalog.diagnostics.contains { $0.diagnostic.code == "scenario_without_page" })
+        try write(product, to: directory + "/product.json")
+        catalog = reload(directory, reusing: catalog)
+        // A scenario whose page file is missing is not read, so it is decoded again when the page returns.
+        #expect(catalog.sources.decoded == ["product.json", "product.p-1042.json"])
+        #expect(catalog.diagnostics.filter { $0.diagnostic.severity == .error }.isEmpty)
+    }
+
     @Test func anUnchangedPageKeepsItsPreparedBodyAndAChangedOneGetsANewOne() throws {
         let directory = try temporaryPages(["home.json": page("home"), "cart.json": page("cart")])
         var configuration = BFFConfiguration()

@@ -34,10 +34,10 @@ final class ReloadState: Sendable {
 extension BFFApplication {
     /// Reloads the pages directory: pages and scenarios whose file now has an error keep their last good
     /// version; the new catalog replaces the old one atomically. Incremental: only files whose bytes changed are
-    /// decoded and checked again, and unchanged pages keep their prepared first-load bodies. Errors are logged and kept for
-    /// `GET /__admin/status`. A deleted page file keeps being served for a grace period (twice the debounce, at
-    /// least 250 ms) and is dropped by a confirming reload, so editors that save by delete-and-recreate never
-    /// cause a 404.
+    /// decoded and checked again, and unchanged pages keep their prepared first-load bodies. Errors are logged and
+    /// kept for `GET /__admin/status`. A deleted page file keeps being served for a grace period (twice the
+    /// debounce, at least 250 ms) and is dropped by a confirming reload, so editors that save by
+    /// delete-and-recreate never cause a 404.
     @discardableResult
     public func reloadPages() -> PageCatalog { reloadPages(confirmingDeletes: false) }
 
