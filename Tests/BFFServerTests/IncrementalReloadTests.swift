@@ -80,6 +80,41 @@ import Testing
         #expect(removed.sources.entries.keys.sorted() == ["cart.empty.json", "cart.json", "home.json"])
     }
 
+    @Test func aFileWhoseSettledStampIsUnchangedIsNotReadAgain() throws {
+        let directory = try temporaryPages([
+            "home.json": page("home"), "cart.json": page("cart"), "cart.empty.json": page("cart"),
+        ])
+        var first = PageCatalog.load(directory: directory)
+        #expect(first.sources.read == ["cart.json", "home.json", "cart.empty.json"])
+        // As if read an hour after the files last changed: their stamps have settled.
+        for name in first.sources.entries.keys { first.sources.entries[name]?.readAt += 3_600 }
+        var same = reload(directory, reusing: first)
+        #expect(same.sources.read.isEmpty)
+        #expect(same.sources.decoded.isEmpty)
+
+        for name in same.sources.entries.keys { same.sources.entries[name]?.readAt += 3_600 }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: directory + "/cart.empty.json")
+        try write(
+            page("home", widgets: #"{"id": "t", "type": "text", "content": {"text": "longer"}}"#),
+            to: directory + "/home.json")
+        let edited = reload(directory, reusing: same)
+        #expect(edited.sources.read == ["home.json", "cart.empty.json"], "a new stamp: read again")
+        #expect(edited.sources.decoded == ["home.json"], "same bytes: not decoded again")
+    }
+
+    @Test func aFileChangedJustAfterItWasReadIsReadAgainEvenWithTheSameStamp() throws {
+        let directory = try temporaryPages(["home.json": page("home"), "cart.json": page("cart")])
+        let first = PageCatalog.load(directory: directory)
+        // Same size, possibly the same timestamp tick: the stamp may not change, but it has not settled.
+        try write(
+            page("home", widgets: #"{"id": "t", "type": "text", "content": {"text": "y"}}"#),
+            to: directory + "/home.json")
+        let edited = reload(directory, reusing: first)
+        #expect(edited.sources.read == ["cart.json", "home.json"])
+        #expect(edited.sources.decoded == ["home.json"])
+    }
+
     @Test func otherPageSettingsDecodeEverythingAgain() throws {
         let directory = try temporaryPages(["home.json": page("home")])
         let first = PageCatalog.load(directory: directory)

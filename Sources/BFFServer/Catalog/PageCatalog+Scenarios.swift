@@ -51,11 +51,17 @@ extension PageCatalog {
                         "scenario \"\(scenario)\" belongs to page \"\(pageID)\", but there is no \(pageID).json"))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            let path = directory + "/" + name
+            let stamp = FileStamp(path: path)
+            let file: ScenarioFile
+            if case .scenario(let unchanged)? = sources.unchanged(name, stamp: stamp) {
+                file = unchanged
+            } else if let data = FileManager.default.contents(atPath: path) {
+                file = sources.scenario(name, bytes: Array(data), stamp: stamp, pageID: pageID)
+            } else {
                 found.append(.error("unreadable_file", .root, "cannot read the file"))
                 continue
             }
-            let file = sources.scenario(name, bytes: Array(data), pageID: pageID)
             found += file.diagnostics
             if let problem = file.problem {
                 guard !found.containsErrors else { continue }

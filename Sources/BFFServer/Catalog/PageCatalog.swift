@@ -32,10 +32,11 @@ public struct PageCatalog: Sendable {
 
     /// Loads every `*.json` file directly inside `directory`.
     ///
-    /// - Parameter reusing: a catalog loaded earlier from the same directory (a reload passes the one it serves):
-    ///   every file is read again, but a file whose bytes are unchanged is not decoded and checked again — its
-    ///   earlier result is taken as is. The cross-file checks (action and page references, duplicate actions,
-    ///   scenarios and variants) always run, on names collected when each file was decoded. Default none.
+    /// - Parameter reusing: a catalog loaded earlier from the same directory (a reload passes the one it serves): a
+    ///   file whose `stat` is unchanged (and settled, ``SourceFiles``) is not read again, and a file whose bytes
+    ///   are unchanged is not decoded and checked again — its earlier result is taken as is. The cross-file checks
+    ///   (action and page references, duplicate actions, scenarios and variants) always run, on names collected
+    ///   when each file was decoded. Default none.
     /// - Parameter unchecked: keep every page and action that decodes, even when its file has error diagnostics,
     ///   and let ``makeServer(configuration:catalog:log:httpLogger:)`` serve such a catalog. **Only for
     ///   contract-test corpora** (`flow-bff verify --unchecked`, `Tests/ContractTests/BrokenServers`), which must
@@ -70,12 +71,18 @@ public struct PageCatalog: Sendable {
                             "page file names are <page id>.json with ids matching \(PageID.pattern)")))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            let path = directory + "/" + name
+            let stamp = FileStamp(path: path)
+            if case .page(let file)? = result.sources.unchanged(name, stamp: stamp) {
+                files.append((name, file))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
                 result.diagnostics.append(
                     FileDiagnostic(file: name, diagnostic: .error("unreadable_file", .root, "cannot read the file")))
                 continue
             }
-            files.append((name, result.sources.page(name, bytes: Array(data), expectedID: id)))
+            files.append((name, result.sources.page(name, bytes: Array(data), stamp: stamp, expectedID: id)))
         }
         result.add(files)
         result.addScenarios(directory: directory, names: names.filter(CatalogScenario.isScenarioFileName))
