@@ -111,7 +111,7 @@ import Testing
             page("home", widgets: #"{"id": "t", "type": "text", "content": {"text": "y"}}"#),
             to: directory + "/home.json")
         let edited = reload(directory, reusing: first)
-        #expect(edited.sources.read == ["cart.json", "home.json"])
+        #expect(edited.sources.read.contains("home.json"))
         #expect(edited.sources.decoded == ["home.json"])
     }
 
