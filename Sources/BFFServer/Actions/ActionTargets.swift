@@ -8,6 +8,9 @@ import PageModel
 struct ActionTargets: Sendable {
     /// Widget id → the events (`tap`, `change`) it declares.
     let events: [String: Set<String>]
+    /// The answers of every api action followed, by name (none for a name no page declares): these targets hold
+    /// for any catalog whose actions of those names answer the same (``isCurrent(for:)``).
+    let followed: [String: [ActionResponse]]
 
     /// - Parameters:
     ///   - page: the page as served.
@@ -16,6 +19,7 @@ struct ActionTargets: Sendable {
         var events: [String: Set<String>] = [:]
         var pending: [String] = []
         var seen: Set<String> = []
+        var followed: [String: [ActionResponse]] = [:]
         func follow(_ action: Action) {
             if case .api(let name, _) = action, seen.insert(name).inserted { pending.append(name) }
         }
@@ -33,7 +37,9 @@ struct ActionTargets: Sendable {
         }
         visit(page)
         while let name = pending.popLast() {
-            for response in actions[name]?.responses ?? [] {
+            let responses = actions[name]?.responses ?? []
+            followed[name] = responses
+            for response in responses {
                 for mutation in response.mutations {
                     switch mutation {
                     case .replacePage(let replacement): visit(replacement)
@@ -47,6 +53,13 @@ struct ActionTargets: Sendable {
             }
         }
         self.events = events
+        self.followed = followed
+    }
+
+    /// True when `actions` answer like the actions these targets were made with, for every action they followed
+    /// (a reload that changed no such action keeps them).
+    func isCurrent(for actions: [String: CatalogAction]) -> Bool {
+        followed.allSatisfy { name, responses in (actions[name]?.responses ?? []) == responses }
     }
 
     /// Checks that `request` names a widget of these targets (of any of `targets`) and an event it declares.

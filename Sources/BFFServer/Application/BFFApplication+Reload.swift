@@ -33,17 +33,20 @@ final class ReloadState: Sendable {
 
 extension BFFApplication {
     /// Reloads the pages directory: pages and scenarios whose file now has an error keep their last good
-    /// version; the new catalog replaces the old one atomically. Errors are logged and kept for
-    /// `GET /__admin/status`. A deleted page file keeps being served for a grace period (twice the debounce, at
-    /// least 250 ms) and is dropped by a confirming reload, so editors that save by delete-and-recreate never
-    /// cause a 404.
+    /// version; the new catalog replaces the old one atomically. Incremental: only files whose bytes changed are
+    /// decoded and checked again, and unchanged pages keep their prepared first-load bodies. Errors are logged and
+    /// kept for `GET /__admin/status`. A deleted page file keeps being served for a grace period (twice the
+    /// debounce, at least 250 ms) and is dropped by a confirming reload, so editors that save by
+    /// delete-and-recreate never cause a 404.
     @discardableResult
     public func reloadPages() -> PageCatalog { reloadPages(confirmingDeletes: false) }
 
     @discardableResult
     func reloadPages(confirmingDeletes: Bool) -> PageCatalog {
         reload.lock.withLock { _ in
-            let fresh = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+            let started = DispatchTime.now().uptimeNanoseconds
+            let fresh = PageCatalog.load(
+                directory: configuration.pages.directory, defaults: configuration.pages, reusing: catalog)
             let merge = fresh.keepingLastGood(from: catalog, keepingDeleted: !confirmingDeletes)
             // The catalog is swapped under the status lock: whoever sees the new pages and then reads the
             // status sees this reload's diagnostics, never the previous one's.
@@ -74,6 +77,8 @@ extension BFFApplication {
                     "keptLastGood": .number(Double(merge.kept.count)),
                     "pendingDeletion": .number(Double(merge.pendingDeletion.count)),
                     "catalogVersion": .string(merge.catalog.version),
+                    "decoded": .number(Double(fresh.sources.decoded.count)),
+                    "ms": .number(Double((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)),
                 ])
             if !merge.pendingDeletion.isEmpty {
                 let grace = max(2 * configuration.mock.debounceMs, 250)

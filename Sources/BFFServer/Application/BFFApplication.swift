@@ -68,7 +68,7 @@ public final class BFFApplication: HTTPResponder {
     /// Serves `catalog` from now on; requests in flight finish with the snapshot they started with. Bodies of
     /// unchanged pages stay cached (they are keyed by content version).
     public func replaceCatalog(_ catalog: PageCatalog) {
-        let next = CatalogSnapshot(catalog: catalog, cursors: cursors)
+        let next = CatalogSnapshot(catalog: catalog, cursors: cursors, reusing: snapshot)
         current.withLock { $0 = next }
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
     }

@@ -14,12 +14,19 @@ final class CatalogSnapshot: Sendable {
     /// such a file is its last good version; a page id whose file is here but not in ``catalog`` never loaded.
     let brokenFiles: [String: FileDiagnostic]
     /// The widgets and events an action request may name, by page content version.
-    private let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
+    let targets = BoundedCache<String, ActionTargets>(capacity: 1_024)
 
-    init(catalog: PageCatalog, cursors: CursorCodec) {
+    /// - Parameter previous: the snapshot this one replaces: the first-load bodies of pages whose content version
+    ///   is unchanged are taken from it instead of being encoded and compressed again (same version, same cursor
+    ///   codec, same bytes), and so are the action targets whose followed actions answer the same.
+    init(catalog: PageCatalog, cursors: CursorCodec, reusing previous: CatalogSnapshot? = nil) {
         self.catalog = catalog
         var firstLoads: [String: PreparedBody] = [:]
         for page in catalog.pages.values {
+            if let body = previous?.firstLoads[page.version] {
+                firstLoads[page.version] = body
+                continue
+            }
             let key = RepresentationKey.firstLoad(page, parameters: [:], variant: .plain)
             firstLoads[page.version] = Representation.make(page, key, variant: .plain, cursors: cursors)
         }
@@ -34,6 +41,9 @@ final class CatalogSnapshot: Sendable {
             if broken[diagnostic.file] == nil { broken[diagnostic.file] = diagnostic }
         }
         brokenFiles = broken
+        for (version, targets) in previous?.targets.entries ?? [] where targets.isCurrent(for: catalog.actions) {
+            self.targets.set(version, targets)
+        }
     }
 
     /// The page `pageID` of the catalog (an id the caller checked with ``PageID/isValid(_:)``: the route, the

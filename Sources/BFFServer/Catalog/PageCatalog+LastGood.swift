@@ -21,6 +21,7 @@ extension PageCatalog {
             merged.pages = previous.pages
             merged.actions = previous.actions
             merged.scenarios = previous.scenarios
+            merged.sources = previous.sources
             return LastGoodMerge(catalog: merged, kept: previous.pages.values.map(\.file).sorted(), pendingDeletion: [])
         }
         var kept: [String] = []

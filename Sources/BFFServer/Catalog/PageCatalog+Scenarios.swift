@@ -30,16 +30,16 @@ public struct CatalogScenario: Sendable {
 }
 
 extension PageCatalog {
-    /// Loads scenario files after the pages: each must belong to a page file in the directory, hold a page with
-    /// that page's id (and no actions of its own) or a problem document, and reference only declared actions and
-    /// pages.
-    mutating func addScenarios(
-        directory: String, names: [String], defaults: BFFConfiguration.Pages, catalog: WidgetCatalog
-    ) {
+    /// Loads scenario files after the pages (decoded by ``ScenarioFile``, unless ``sources`` can reuse them): each
+    /// must belong to a page file in the directory, hold a page with that page's id (and no actions of its own) or a
+    /// problem document, and reference only declared actions and pages.
+    mutating func addScenarios(directory: String, names: [String]) {
         let pageFiles = Set(
             ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
                 $0.hasSuffix(".json") && !CatalogScenario.isScenarioFileName($0)
             })
+        let pageIDs = Set(pages.keys)
+        let actionNames = Set(actions.keys)
         for name in names {
             guard let (pageID, scenario) = CatalogScenario.parse(fileName: name) else { continue }
             var found: [Diagnostic] = []
@@ -51,34 +51,26 @@ extension PageCatalog {
                         "scenario \"\(scenario)\" belongs to page \"\(pageID)\", but there is no \(pageID).json"))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            let path = directory + "/" + name
+            let stamp = FileStamp(path: path)
+            let file: ScenarioFile
+            if case .scenario(let unchanged)? = sources.unchanged(name, stamp: stamp) {
+                file = unchanged
+            } else if let data = FileManager.default.contents(atPath: path) {
+                file = sources.scenario(name, bytes: Array(data), stamp: stamp, pageID: pageID)
+            } else {
                 found.append(.error("unreadable_file", .root, "cannot read the file"))
                 continue
             }
-            let bytes = Array(data)
-            if let problem = Self.scenarioProblem(bytes, diagnostics: &found) {
+            found += file.diagnostics
+            if let problem = file.problem {
                 guard !found.containsErrors else { continue }
                 scenarios[pageID, default: [:]][scenario] = CatalogScenario(
                     name: scenario, pageID: pageID, content: .problem(problem), file: name)
                 continue
             }
-            let file = PageFile(bytes: bytes, file: name, expectedID: pageID, defaults: defaults, catalog: catalog)
-            found += file.diagnostics
-            if !file.actions.isEmpty {
-                found.append(
-                    .error(
-                        "scenario_declares_actions", "/server/actions",
-                        "scenario files declare no actions; declare them in \(pageID).json"))
-            }
             guard let page = file.page else { continue }
-            if !page.variants.isEmpty {
-                found.append(
-                    .error(
-                        "scenario_declares_variants", "/server/variants",
-                        "scenario files declare no variants; declare them in \(pageID).json"))
-            }
-            found += Self.checkReferences(
-                page.page, actions: [], pages: Set(pages.keys), actionNames: Set(actions.keys))
+            found += file.references.compactMap { $0.diagnostic(pages: pageIDs, actionNames: actionNames) }
             guard !found.containsErrors else { continue }
             scenarios[pageID, default: [:]][scenario] = CatalogScenario(
                 name: scenario, pageID: pageID, content: .page(page), file: name)

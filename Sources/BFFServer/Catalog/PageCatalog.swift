@@ -14,8 +14,10 @@ public struct PageCatalog: Sendable {
     public internal(set) var diagnostics: [FileDiagnostic] = []
     /// Scenario variants (`<pageID>.<scenario>.json`, served in mock mode) by page id, then scenario name.
     public internal(set) var scenarios: [String: [String: CatalogScenario]] = [:]
-    /// True when pages were kept despite error diagnostics (``load(directory:defaults:catalog:unchecked:)``).
+    /// True when pages were kept despite error diagnostics (``load(directory:defaults:catalog:unchecked:reusing:)``).
     public private(set) var isUnchecked = false
+    /// The files it was loaded from, with what decoding each gave (for the next load that reuses this catalog).
+    var sources = SourceFiles(defaults: .init(), catalog: .standard)
 
     public init() {}
 
@@ -32,6 +34,11 @@ public struct PageCatalog: Sendable {
     /// subfolders holding JSON files are not read, each with an `info` notice (`skipped_file`,
     /// `ignored_subfolder`); every finding carries its position in its file.
     ///
+    /// - Parameter reusing: a catalog loaded earlier from the same directory (a reload passes the one it serves): a
+    ///   file whose `stat` is unchanged (and settled, ``SourceFiles``) is not read again, and a file whose bytes
+    ///   are unchanged is not decoded and checked again — its earlier result is taken as is. The cross-file checks
+    ///   (action and page references, duplicate actions, scenarios and variants) always run, on names collected
+    ///   when each file was decoded. Default none.
     /// - Parameter unchecked: keep every page and action that decodes, even when its file has error diagnostics,
     ///   and let ``makeServer(configuration:catalog:log:httpLogger:)`` serve such a catalog. **Only for
     ///   contract-test corpora** (`flow-bff verify --unchecked`, `Tests/ContractTests/BrokenServers`), which must
@@ -39,7 +46,7 @@ public struct PageCatalog: Sendable {
     ///   it; production never serves unchecked pages. Default false.
     public static func load(
         directory: String, defaults: BFFConfiguration.Pages = .init(), catalog: WidgetCatalog = .standard,
-        unchecked: Bool = false
+        unchecked: Bool = false, reusing previous: PageCatalog? = nil
     ) -> PageCatalog {
         var result = PageCatalog()
         result.isUnchecked = unchecked
@@ -54,6 +61,7 @@ public struct PageCatalog: Sendable {
                     file: directory, diagnostic: .error("missing_directory", .root, "cannot read the pages directory")))
             return result
         }
+        result.sources = SourceFiles(defaults: defaults, catalog: catalog, reusing: previous?.sources)
         var files: [(name: String, file: PageFile)] = []
         for name in names where !CatalogScenario.isScenarioFileName(name) {
             let id = String(name.dropLast(5))
@@ -66,19 +74,23 @@ public struct PageCatalog: Sendable {
                             "page file names are <page id>.json with ids matching \(PageID.pattern)")))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+            let path = directory + "/" + name
+            let stamp = FileStamp(path: path)
+            if case .page(let file)? = result.sources.unchanged(name, stamp: stamp) {
+                files.append((name, file))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
                 result.diagnostics.append(
                     FileDiagnostic(file: name, diagnostic: .error("unreadable_file", .root, "cannot read the file")))
                 continue
             }
-            files.append(
-                (name, PageFile(bytes: Array(data), file: name, expectedID: id, defaults: defaults, catalog: catalog)))
+            files.append((name, result.sources.page(name, bytes: Array(data), stamp: stamp, expectedID: id)))
         }
         result.add(files)
-        result.addScenarios(
-            directory: directory, names: names.filter(CatalogScenario.isScenarioFileName), defaults: defaults,
-            catalog: catalog)
+        result.addScenarios(directory: directory, names: names.filter(CatalogScenario.isScenarioFileName))
         result.checkVariants()
+        result.sources.finish()
         result.diagnostics = locating(result.diagnostics, in: directory)
         return result
     }
@@ -108,8 +120,9 @@ public struct PageCatalog: Sendable {
         for (name, file) in files {
             guard let page = file.page else { continue }
             fileDiagnostics[name, default: []].append(
-                contentsOf: Self.checkReferences(
-                    page.page, actions: file.actions, pages: declaredPages, actionNames: declaredActions))
+                contentsOf: file.references.compactMap {
+                    $0.diagnostic(pages: declaredPages, actionNames: declaredActions)
+                })
             guard isUnchecked || !fileDiagnostics[name, default: []].containsErrors else { continue }
             pages[page.page.id] = page
             for action in file.actions { actions[action.name] = action }
@@ -118,57 +131,5 @@ public struct PageCatalog: Sendable {
             diagnostics.append(
                 contentsOf: fileDiagnostics[name, default: []].map { FileDiagnostic(file: name, diagnostic: $0) })
         }
-    }
-
-    /// Every `api` action must name a declared action and every `open_bottom_sheet` a page in the catalog.
-    static func checkReferences(
-        _ page: PageModel, actions: [CatalogAction], pages: Set<String>, actionNames: Set<String>
-    ) -> [Diagnostic] {
-        var diagnostics: [Diagnostic] = []
-        func check(_ action: Action, at path: JSONPointer, widgetID: String?) {
-            switch action {
-            case .api(let name, _) where !actionNames.contains(name):
-                let hint = NearMiss.closest(to: name, among: actionNames).map { " (did you mean \($0)?)" } ?? ""
-                diagnostics.append(
-                    .error(
-                        "unknown_action_reference", path / "name", widgetID: widgetID,
-                        "no page declares action \"\(name)\"\(hint)"))
-            case .openBottomSheet(let pageID, _) where !pages.contains(pageID):
-                diagnostics.append(
-                    .error(
-                        "unknown_page_reference", path / "pageID", widgetID: widgetID,
-                        "there is no page \"\(pageID)\" in the catalog"))
-            default: break
-            }
-        }
-        func walk(_ widgets: [Widget], at path: JSONPointer) {
-            for (index, widget) in widgets.enumerated() {
-                for event in widget.actions.keys.sorted() {
-                    check(widget.actions[event]!, at: path / index / "actions" / event, widgetID: widget.id)
-                }
-                walk(widget.children, at: path / index / "children")
-            }
-        }
-        walk(page.header, at: "/page/header")
-        for (index, section) in page.sections.enumerated() {
-            walk(section.widgets, at: JSONPointer("/page/sections") / index / "widgets")
-        }
-        walk(page.footer, at: "/page/footer")
-        for action in actions {
-            for (index, effect) in action.response.effects.enumerated() where action.rules.isEmpty {
-                check(effect, at: JSONPointer("/server/actions") / action.name / "effects" / index, widgetID: nil)
-            }
-            for (ruleIndex, rule) in action.rules.enumerated() {
-                guard case .response(let response, _) = rule.answer else { continue }
-                let base =
-                    action.rules.count == 1 && rule.when == nil
-                    ? JSONPointer("/server/actions") / action.name
-                    : JSONPointer("/server/actions") / action.name / "responses" / ruleIndex / "response"
-                for (index, effect) in response.effects.enumerated() {
-                    check(effect, at: base / "effects" / index, widgetID: nil)
-                }
-            }
-        }
-        return diagnostics
     }
 }

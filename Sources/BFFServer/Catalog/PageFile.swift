@@ -10,6 +10,8 @@ struct PageFile {
     /// report the answer's error, not a missing action).
     var declaredActionNames: [String] = []
     var diagnostics: [Diagnostic] = []
+    /// What the page and its actions' answers name in other files, checked once all files are loaded.
+    var references: [PageReference] = []
 
     static let settingKeys: Set<String> = [
         "pageSize", "cacheControl", "actions", "strings", "defaultLocale", "variants",
@@ -111,6 +113,7 @@ struct PageFile {
                 }
             }
         }
+        references = PageReference.collect(decodedPage, actions: actions)
         page = CatalogPage(
             page: decodedPage, pageSize: pageSize, cacheControl: cacheControl, actionNames: actionNames, file: file,
             strings: strings)

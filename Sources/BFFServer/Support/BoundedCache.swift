@@ -49,6 +49,11 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         generations.withLock { $0 = Generations() }
     }
 
+    /// Every entry held now (both generations), in no particular order.
+    var entries: [(key: Key, value: Value)] {
+        generations.withLock { $0.old.map { ($0.key, $0.value) } + $0.current.map { ($0.key, $0.value) } }
+    }
+
     /// Entries held now (both generations).
     var count: Int { generations.withLock { $0.current.count + $0.old.count } }
 

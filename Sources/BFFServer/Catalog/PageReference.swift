@@ -1,0 +1,74 @@
+import PageModel
+
+/// An action in a page file that names something another file declares: an `api` action's name or an
+/// `open_bottom_sheet`'s page. Collected once when the file is decoded, so the cross-file check of a load (and
+/// of every reload) looks names up instead of walking every page again.
+struct PageReference: Sendable {
+    enum Target: Sendable {
+        case action(String)
+        case page(String)
+    }
+
+    var target: Target
+    /// Where the name is in the file (`…/actions/tap/name`, `…/effects/0/pageID`).
+    var path: JSONPointer
+    var widgetID: String?
+
+    /// The references of `page` and of the answers of `actions`, in file order.
+    static func collect(_ page: PageModel, actions: [CatalogAction]) -> [PageReference] {
+        var references: [PageReference] = []
+        func add(_ action: Action, at path: JSONPointer, widgetID: String?) {
+            switch action {
+            case .api(let name, _):
+                references.append(PageReference(target: .action(name), path: path / "name", widgetID: widgetID))
+            case .openBottomSheet(let pageID, _):
+                references.append(PageReference(target: .page(pageID), path: path / "pageID", widgetID: widgetID))
+            default: break
+            }
+        }
+        func walk(_ widgets: [Widget], at path: JSONPointer) {
+            for (index, widget) in widgets.enumerated() {
+                for event in widget.actions.keys.sorted() {
+                    add(widget.actions[event]!, at: path / index / "actions" / event, widgetID: widget.id)
+                }
+                walk(widget.children, at: path / index / "children")
+            }
+        }
+        walk(page.header, at: "/page/header")
+        for (index, section) in page.sections.enumerated() {
+            walk(section.widgets, at: JSONPointer("/page/sections") / index / "widgets")
+        }
+        walk(page.footer, at: "/page/footer")
+        for action in actions {
+            for (index, effect) in action.response.effects.enumerated() where action.rules.isEmpty {
+                add(effect, at: JSONPointer("/server/actions") / action.name / "effects" / index, widgetID: nil)
+            }
+            for (ruleIndex, rule) in action.rules.enumerated() {
+                guard case .response(let response, _) = rule.answer else { continue }
+                let base =
+                    action.rules.count == 1 && rule.when == nil
+                    ? JSONPointer("/server/actions") / action.name
+                    : JSONPointer("/server/actions") / action.name / "responses" / ruleIndex / "response"
+                for (index, effect) in response.effects.enumerated() {
+                    add(effect, at: base / "effects" / index, widgetID: nil)
+                }
+            }
+        }
+        return references
+    }
+
+    /// The error when the target is not declared: an action not in `actionNames`, a page not in `pages`.
+    func diagnostic(pages: Set<String>, actionNames: Set<String>) -> Diagnostic? {
+        switch target {
+        case .action(let name) where !actionNames.contains(name):
+            let hint = NearMiss.closest(to: name, among: actionNames).map { " (did you mean \($0)?)" } ?? ""
+            return .error(
+                "unknown_action_reference", path, widgetID: widgetID, "no page declares action \"\(name)\"\(hint)")
+        case .page(let pageID) where !pages.contains(pageID):
+            return .error(
+                "unknown_page_reference", path, widgetID: widgetID, "there is no page \"\(pageID)\" in the catalog")
+        default:
+            return nil
+        }
+    }
+}
