@@ -84,7 +84,7 @@ let package = Package(
             dependencies: [
                 "PageModel", "PageStore", "BFFServer", "BFFTesting", "HTTPCore", "HTTPTesting", "ContractVerifier",
             ],
-            exclude: ["BrokenServers", "CapabilityServers"], swiftSettings: strict),
+            exclude: ["BrokenServers", "CapabilityServers", "LegalServers"], swiftSettings: strict),
 
         // libFuzzer targets (docs/fuzzing.md): `scripts/fuzz` builds them into .build/fuzz with libFuzzer and
         // AddressSanitizer; in a normal build each one replays the saved inputs given as arguments.

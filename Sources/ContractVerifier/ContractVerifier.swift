@@ -31,8 +31,9 @@ public final class ContractVerifier {
 
     /// Crawls the server and returns what it found.
     ///
-    /// - Throws: ``VerifierError`` when the server cannot be reached at all (no HTTP response to the first entry
-    ///   page); everything an answering server does wrong is a ``Violation`` in the report instead.
+    /// - Throws: ``VerifierError`` when the server cannot be reached at all (nothing listens: connection refused,
+    ///   unknown host); everything a listening server does wrong — a broken first answer included — is a
+    ///   ``Violation`` in the report instead.
     public func run() async throws(VerifierError) -> VerificationReport {
         let started = ContinuousClock.now
         var report = VerificationReport(target: configuration.baseURL.absoluteString)
@@ -41,8 +42,10 @@ public final class ContractVerifier {
         }
         do {
             _ = try await probe.send(loader.http.urlRequest(for: PageRequest(pageID: first.pageID, kind: .initial)))
-        } catch {
+        } catch  where error.unreachable {
             throw VerifierError(message: "cannot reach \(configuration.baseURL.absoluteString): \(error)")
+        } catch {
+            // A server listens but its answer is broken (reset, malformed, undecodable): the crawl reports it.
         }
         var queue: [PageTarget] = []
         var queued: Set<PageTarget> = []
