@@ -20,6 +20,10 @@ public final class ContractVerifier {
     public let configuration: VerifierConfiguration
     let loader: RecordingLoader
     let probe: HTTPProbe
+    /// Called as the crawl advances (``VerifierProgress``); `flow-bff verify --progress` renders it. Default none.
+    public var onProgress: ((VerifierProgress) -> Void)?
+    /// Progress of the crawl so far, for ``onProgress``.
+    var progress = VerifierProgress(event: .pageStarted, pagesDone: 0, pagesQueued: 0, violations: 0, page: "")
 
     public init(configuration: VerifierConfiguration) {
         self.configuration = configuration
@@ -73,8 +77,11 @@ public final class ContractVerifier {
             let target = queue[next]
             next += 1
             let crawl = PageCrawl(target: target, referrer: referrers[target], verifier: self)
+            reportProgress(.pageStarted, page: target.description, queued: queue.count)
             await crawl.run()
             report.pages.append(crawl.report)
+            progress.pagesDone += 1
+            progress.violations += crawl.report.violationCount
             pageIDs.insert(target.pageID)
             actionNames.formUnion(crawl.report.actions)
             report.coverage.sections += crawl.report.sections
@@ -85,6 +92,7 @@ public final class ContractVerifier {
                 if referrers[link] == nil { referrers[link] = target.description }
                 enqueue(link)
             }
+            reportProgress(.pageFinished, page: target.description, queued: queue.count)
         }
         report.coverage.pages = pageIDs.count
         report.coverage.pageLoads = report.pages.count
@@ -93,6 +101,18 @@ public final class ContractVerifier {
         report.durationSeconds =
             Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return report
+    }
+}
+
+extension ContractVerifier {
+    /// Reports `event` to ``onProgress``.
+    func reportProgress(_ event: VerifierProgress.Event, page: String, queued: Int? = nil, chunks: Int = 0) {
+        guard let onProgress else { return }
+        progress.event = event
+        progress.page = page
+        progress.chunks = chunks
+        if let queued { progress.pagesQueued = queued }
+        onProgress(progress)
     }
 }
 

@@ -50,6 +50,9 @@ extension PageCrawl {
             let sectionsBefore = page.sections.count
             await store.loadNextPage()
             chunks += 1
+            if chunks % VerifierProgress.chunkInterval == 0 {
+                verifier.reportProgress(.chunks, page: target.description, chunks: chunks)
+            }
             if let error = store.peek(\.paginationStatus.error) {
                 record(ViolationCode.paginationFailed, "pagination", request: requestText, message: error.message)
                 break
