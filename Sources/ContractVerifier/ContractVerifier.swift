@@ -70,6 +70,10 @@ public final class ContractVerifier {
             queue.append(target)
         }
         for target in configuration.entryPages { enqueue(target) }
+        let index = await fetchIndex()
+        if configuration.crawlAll, let index {
+            for id in index.pages { enqueue(PageTarget(pageID: id)) }
+        }
         var next = 0
         var actionNames: Set<String> = []
         var pageIDs: Set<String> = []
@@ -97,6 +101,11 @@ public final class ContractVerifier {
         report.coverage.pages = pageIDs.count
         report.coverage.pageLoads = report.pages.count
         report.coverage.actions = actionNames.count
+        if let index {
+            report.coverage.indexedPages = index.pages.count
+            report.coverage.uncrawledIndexedPages = index.pages.filter { !pageIDs.contains($0) }
+            report.coverage.scenarios = index.scenarios.values.reduce(0) { $0 + $1.count }
+        }
         let elapsed = ContinuousClock.now - started
         report.durationSeconds =
             Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -170,10 +170,11 @@ func verify(_ arguments: [String]) -> Never {
             fail("--capabilities \(name): \(error)")
         }
     }
-    let configuration = VerifierConfiguration(
+    var configuration = VerifierConfiguration(
         baseURL: baseURL, entryPages: entryPages, maximumChunks: options.maximumChunks,
         maximumPageLoads: options.maximumPageLoads, maximumParameterSetsPerPage: options.maximumVariants,
         timeout: options.timeout, headers: headers, capabilities: profile)
+    configuration.crawlAll = options.all
     let server = service
     let pagesDirectory = options.pages
     let progress = options.progress
