@@ -42,13 +42,13 @@ extension VerificationReport {
     }
 
     /// Escapes a workflow command's message: `%`, CR and LF.
-    static func escapeData(_ text: String) -> String {
+    public static func escapeData(_ text: String) -> String {
         text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
             .replacingOccurrences(of: "\n", with: "%0A")
     }
 
     /// Escapes a workflow command's property value: as a message, plus `:` and `,`.
-    static func escapeProperty(_ text: String) -> String {
+    public static func escapeProperty(_ text: String) -> String {
         escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
     }
 }

@@ -1,3 +1,4 @@
+import BFFServer
 import ContractVerifier
 import Foundation
 import PageModel
@@ -31,5 +32,25 @@ struct PageFileLocator {
             pointer = "/page"
         }
         return .init(file: file, line: JSONLocator.line(of: JSONPointer(string: pointer), in: Array(bytes)))
+    }
+
+    /// GitHub workflow commands for the lint findings of the page files (`flow-bff check`'s), each naming its
+    /// file and the line of its JSON Pointer: errors as `::error`, warnings as `::warning`.
+    func annotations(for diagnostics: [FileDiagnostic]) -> String {
+        var lines: [String] = []
+        var base = directory
+        while base.hasSuffix("/") { base.removeLast() }
+        for finding in diagnostics where finding.diagnostic.severity != .info {
+            let file = base + "/" + finding.file
+            let bytes = FileManager.default.contents(atPath: file).map(Array.init) ?? []
+            let line = JSONLocator.line(of: finding.diagnostic.path, in: bytes)
+            let level = finding.diagnostic.severity == .error ? "error" : "warning"
+            let title = VerificationReport.escapeProperty("flow-bff check \(finding.diagnostic.code)")
+            let message = VerificationReport.escapeData(
+                "\(finding.diagnostic.code): \(finding.diagnostic.message) at \(finding.diagnostic.path)")
+            lines.append(
+                "::\(level) file=\(VerificationReport.escapeProperty(file)),line=\(line),title=\(title)::\(message)")
+        }
+        return lines.map { $0 + "\n" }.joined()
     }
 }

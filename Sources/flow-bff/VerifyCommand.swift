@@ -206,6 +206,13 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
     if !errors.isEmpty {
         printDiagnostics(errors)
         if !options.unchecked {
+            // CI still gets its annotations: each lint error at its page file and line.
+            for (kind, file) in options.reports where kind == "github" {
+                let text = PageFileLocator(directory: directory).annotations(for: errors)
+                if (try? Data(text.utf8).write(to: URL(fileURLWithPath: file))) != nil {
+                    print("report written: \(file) (\(kind))")
+                }
+            }
             fail(
                 "not verifying: \(errors.count) errors in \(directory) (listed above; flow-bff check \(directory))",
                 status: 1)

@@ -99,10 +99,16 @@ import Testing
         #expect(unchecked.status == 1)
         #expect(unchecked.output.contains("mutation_failed"))
         #expect(unchecked.output.contains("FAILED: 1 violations (mutation_failed)"))
-        let refused = try await run(["verify", "--pages", directory])
+        let github = Self.temporaryFile("lint-github.txt")
+        defer { try? FileManager.default.removeItem(atPath: github) }
+        let refused = try await run(["verify", "--pages", directory, "--report", "github", github])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("mutation_target_not_found"))
         #expect(refused.errors.contains("not verifying"))
+        // The lint error is annotated at the page file and the line of the canned answer's mutation.
+        let annotations = try String(contentsOfFile: github, encoding: .utf8)
+        #expect(annotations.hasPrefix("::error file=\(directory)/home.json,line="), "\(annotations)")
+        #expect(annotations.contains("mutation_target_not_found"))
     }
 
     @Test func githubReportNamesThePageFileAndLineAndProgressGoesToStandardError() async throws {
