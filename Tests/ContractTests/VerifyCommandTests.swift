@@ -134,6 +134,9 @@ import Testing
         #expect(!quiet.errors.contains("verify: "))
         let badProgress = try await run(["verify", "--pages", "pages", "--progress", "sometimes"])
         #expect(badProgress.status == 2)
+        let all = try await run(["verify", "--pages", "pages", "--all", "--progress", "off"])
+        #expect(all.status == 0, "\(all.output)\n\(all.errors)")
+        #expect(!all.output.contains("partial coverage"))
     }
 
     @Test func aBrokenFirstAnswerIsAViolationNotCannotReach() async throws {
