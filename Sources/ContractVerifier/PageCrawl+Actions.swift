@@ -4,7 +4,8 @@ import PageStore
 extension PageCrawl {
     /// Fires every api action a widget of the paginated document references, through ``ActionDispatcher`` (the
     /// loader's `POST /v1/actions/{name}`, detached decode, all-or-nothing mutations, then effects). Each action
-    /// starts from the whole paginated document, so actions are checked independently of each other.
+    /// starts from `document` (the whole paginated one, or the one of a `point` of pagination), so actions are
+    /// checked independently of each other; the page a `replacePage` brings is paginated.
     func fireActions(
         _ actions: [DocumentScan.APIAction], on document: PageModel, store: PageStore, log: DiagnosticLog,
         point: String? = nil
@@ -71,7 +72,8 @@ extension PageCrawl {
             try store.apply(.replacePage(document))
         } catch {
             record(
-                ViolationCode.mutationFailed, "pagination", request: "", message: "cannot reset the document: \(error)")
+                ViolationCode.mutationFailed, "pagination", request: loader.describe(initialRequest),
+                message: "cannot put the document back after its actions: \(error)")
         }
     }
 

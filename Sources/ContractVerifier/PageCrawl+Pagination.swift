@@ -119,20 +119,22 @@ extension PageCrawl {
                 actual: String(replay.status))
             return
         }
-        guard replay.body != original else { return }
-        let first: NextPage
-        do {
-            first = try decoder.decodeNextPage(original).value
-        } catch {
+        compareChunk(replay.body, with: original, request: requestText, what: "replaying the postback")
+    }
+
+    /// `answer` must hold the chunk `original` holds, cursors aside (a server may mint new ones per request).
+    func compareChunk(_ answer: [UInt8], with original: [UInt8], request: String, what: String) {
+        guard answer != original else { return }
+        guard let first = try? decoder.decodeNextPage(original).value else {
             return  // the crawl already reported the undecodable chunk
         }
         let second: NextPage
         do {
-            second = try decoder.decodeNextPage(replay.body).value
+            second = try decoder.decodeNextPage(answer).value
         } catch {
             record(
-                ViolationCode.replayMismatch, "replay", request: requestText,
-                message: "the replayed chunk does not decode: \(error)")
+                ViolationCode.replayMismatch, "replay", request: request,
+                message: "\(what) returned a chunk that does not decode: \(error)")
             return
         }
         let differences = JSONDiff.differences(
@@ -140,8 +142,8 @@ extension PageCrawl {
             actual: Envelope.nextPage(second.withoutPostback).json)
         guard let difference = differences.first else { return }
         record(
-            ViolationCode.replayMismatch, "replay", request: requestText, path: difference.path,
-            message: "replaying the postback returned a different chunk (\(differences.count) differences)",
+            ViolationCode.replayMismatch, "replay", request: request, path: difference.path,
+            message: "\(what) returned a different chunk (\(differences.count) differences)",
             expected: difference.expected, actual: difference.actual)
     }
 
@@ -165,6 +167,10 @@ extension PageCrawl {
             record(ViolationCode.replayMismatch, "replay", request: requestText, message: "no answer: \(error)")
             return
         }
+        if response.status == 410 {
+            checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
+            return
+        }
         guard response.status == 200 else {
             record(
                 ViolationCode.replayMismatch, "replay", request: requestText,
@@ -173,22 +179,7 @@ extension PageCrawl {
             return
         }
         checkContentType(response, expected: "application/json", check: "replay", request: requestText)
-        guard response.body != original else { return }
-        guard let first = try? decoder.decodeNextPage(original).value else { return }
-        guard let second = try? decoder.decodeNextPage(response.body).value else {
-            record(
-                ViolationCode.replayMismatch, "replay", request: requestText,
-                message: "the POST spelling's chunk does not decode")
-            return
-        }
-        let differences = JSONDiff.differences(
-            expected: Envelope.nextPage(first.withoutPostback).json,
-            actual: Envelope.nextPage(second.withoutPostback).json)
-        guard let difference = differences.first else { return }
-        record(
-            ViolationCode.replayMismatch, "replay", request: requestText, path: difference.path,
-            message: "the POST spelling of the postback returned another chunk than GET", expected: difference.expected,
-            actual: difference.actual)
+        compareChunk(response.body, with: original, request: requestText, what: "the POST spelling of the postback")
     }
 
     /// Sends the first postback with one character changed: the server must reject it with a 4xx problem+json.

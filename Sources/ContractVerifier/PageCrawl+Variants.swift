@@ -28,6 +28,7 @@ extension PageCrawl {
         let plain = (try? decoder.decodePage(identity.body).value.withoutPostbacks).map {
             Variant(page: $0, envelope: identity.body)
         }
+        checkLocale(identity, variant: plain, request: request)
         var variants = Self.probeLanguages.map { ("Accept-Language", $0) }
         if configuration.capabilities == nil { variants.append((ClientCapabilities.headerName, Self.probeClient)) }
         for (name, value) in variants {
@@ -57,11 +58,25 @@ extension PageCrawl {
                 continue
             }
             // The same document as the plain answer was checked by the load; only another one needs checking.
-            guard Variant(page: decoded.value.withoutPostbacks, envelope: response.body) != plain else { continue }
+            let variant = Variant(page: decoded.value.withoutPostbacks, envelope: response.body)
+            checkLocale(response, variant: variant, request: variantRequest)
+            guard variant != plain else { continue }
             record(decoded.diagnostics, check: "http", request: variantRequest)
             lint(decoded.value, check: "http", request: variantRequest)
             checkVary(response, names: name, request: variantRequest)
         }
+    }
+
+    /// A localized answer names its locale twice, in the envelope's `locale` and in `Content-Language` (contract
+    /// § 18): they must agree.
+    func checkLocale(_ response: HTTPProbe.Response, variant: Variant?, request: String) {
+        guard case .string(let locale)? = variant?.locale else { return }
+        let header = response.header("Content-Language")
+        guard header?.lowercased() != locale.lowercased() else { return }
+        record(
+            ViolationCode.localeMismatch, "http", request: request, path: "/locale",
+            message: "the envelope's locale and the Content-Language header disagree", expected: locale,
+            actual: header.map { "Content-Language: \($0)" } ?? "(no Content-Language)")
     }
 
     /// `response` depends on the request header `name`: its `Vary` must list it (or be `*`), or caches in

@@ -85,6 +85,8 @@ public enum ViolationCode {
     /// An answer depends on a request header (`Accept-Language`, `X-Flow-Client`, `Accept-Encoding`) its `Vary`
     /// does not name.
     public static let varyIncomplete = "vary_incomplete"
+    /// A localized page's envelope `locale` and its `Content-Language` header disagree (or the header is missing).
+    public static let localeMismatch = "locale_mismatch"
     /// With `--capabilities PROFILE`: a page or chunk shows the client a widget or section it cannot render, or
     /// an unlocalized `$l10n:` string.
     public static let unrenderableWidget = "unrenderable_widget"
@@ -94,6 +96,6 @@ public enum ViolationCode {
         pageFailed, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
-        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, unrenderableWidget,
+        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, localeMismatch, unrenderableWidget,
     ]
 }
