@@ -5,10 +5,14 @@ import PageStore
 /// The device crawl: drives a running server through ``PageStore`` over its real ``HTTPPageLoader``, exactly as
 /// a phone would, and reports every contract violation.
 ///
-/// From the entry pages it follows every page link (`open_bottom_sheet` actions and effects, `…://pages/{id}`
-/// deeplinks), and on each page target: loads it, paginates to the end, checks ids, replays and tampers with
-/// postbacks, fires every api action, checks the widget-state lifecycle around pagination and refresh, and checks
-/// content types, gzip and ETag/304 with raw HTTP. `docs/contract-testing.md` lists the checks and their codes.
+/// From the entry pages (and, with ``VerifierConfiguration/crawlAll``, every page of the server's index
+/// `GET /v1/pages`) it follows every page link (`open_bottom_sheet` actions and effects, `…://pages/{id}`
+/// deeplinks), and on each page target: loads it, lints every document it receives, paginates to the end (never an
+/// `.empty` page), checks ids, replays postbacks by GET and POST and tampers with them, fires every api action at
+/// the first point a device can and on the whole document (following a `replacePage`'s pagination), revalidates
+/// the page after its actions, checks the widget-state lifecycle around pagination and refresh, and checks content
+/// types, gzip, ETag/304, `Accept-Language` variants and `Vary` with raw HTTP. `docs/contract-testing.md` lists the
+/// checks, their codes and the contract rule each one proves.
 ///
 /// ```swift
 /// let verifier = ContractVerifier(configuration: .init(baseURL: url, entryPages: [PageTarget(pageID: "home")]))
