@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(
             name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPCore", "HTTPTesting"],
             swiftSettings: strict),
-        .testTarget(name: "FlowBFFCommandTests", dependencies: ["flow-bff", "ContractVerifier"], swiftSettings: strict),
+        .testTarget(
+            name: "FlowBFFCommandTests", dependencies: ["flow-bff", "ContractVerifier"], swiftSettings: strict),
         .testTarget(
             name: "ProductPageExampleTests",
             dependencies: [
