@@ -109,6 +109,10 @@ public final class ContractVerifier {
             report.coverage.indexedPages = index.pages.count
             report.coverage.uncrawledIndexedPages = index.pages.filter { !pageIDs.contains($0) }
             report.coverage.scenarios = index.scenarios.values.reduce(0) { $0 + $1.count }
+            if configuration.crawlAll {
+                report.coverage.crawledScenarios = await crawlScenarios(index, into: &report)
+                report.coverage.pageLoads = report.pages.count
+            }
         }
         let elapsed = ContinuousClock.now - started
         report.durationSeconds =

@@ -61,8 +61,10 @@ public struct Coverage: Sendable, Hashable, Codable {
     public var indexedPages = 0
     /// Pages the index lists that the crawl did not reach (none with `--all`, unless limits kept them out).
     public var uncrawledIndexedPages: [String] = []
-    /// Mock scenarios the index lists (crawled only with `--header 'X-Flow-Scenario: NAME'`).
+    /// Mock scenarios the index lists.
     public var scenarios = 0
+    /// Mock scenarios crawled (each as its page with `X-Flow-Scenario`; with `--all`).
+    public var crawledScenarios = 0
 
     public init() {}
 
@@ -76,10 +78,10 @@ public struct Coverage: Sendable, Hashable, Codable {
                 "warning: partial coverage: the page index (GET /v1/pages) lists \(missing.count) of "
                     + "\(indexedPages) pages that were not crawled (\(names)); --all crawls every listed page")
         }
-        if scenarios > 0 {
+        if scenarios > crawledScenarios {
             warnings.append(
-                "note: the page index lists \(scenarios) mock scenarios; crawl one with --header 'X-Flow-Scenario: NAME'"
-            )
+                "warning: partial coverage: the page index lists \(scenarios) mock scenarios, "
+                    + "\(scenarios - crawledScenarios) not crawled; --all crawls each (X-Flow-Scenario)")
         }
         return warnings
     }

@@ -59,4 +59,23 @@ import Testing
             #expect(!all.summary.contains("partial coverage"))
         }
     }
+
+    @Test func inMockModeAllCrawlsEveryScenarioAndOtherwiseWarns() async throws {
+        var configuration = BFFConfiguration()
+        configuration.mock.enabled = true
+        try await withTestServer(configuration: configuration) { server in
+            let url = URL(string: server.baseURL)!
+            let partial = try await crawl(url, entry: Self.bundledPages)
+            #expect(partial.passed)
+            #expect(partial.coverage.scenarios == 1)
+            #expect(partial.coverage.crawledScenarios == 0)
+            #expect(partial.summary.contains("lists 1 mock scenarios, 1 not crawled; --all crawls each"))
+            let all = try await Self.crawlAll(url, entry: "home")
+            #expect(all.passed, "\(all.summary)")
+            #expect(all.coverage.crawledScenarios == 1)
+            let scenario = try #require(all.pages.first { $0.page == "product [scenario p-1042]" })
+            #expect(scenario.state == "loaded")
+            #expect(!all.summary.contains("partial coverage"))
+        }
+    }
 }
