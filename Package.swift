@@ -75,7 +75,8 @@ let package = Package(
         .testTarget(
             name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPCore", "HTTPTesting"],
             swiftSettings: strict),
-        .testTarget(name: "FlowBFFCommandTests", dependencies: ["flow-bff"], swiftSettings: strict),
+        .testTarget(
+            name: "FlowBFFCommandTests", dependencies: ["flow-bff", "ContractVerifier"], swiftSettings: strict),
         .testTarget(
             name: "ProductPageExampleTests",
             dependencies: [
@@ -88,7 +89,7 @@ let package = Package(
             dependencies: [
                 "PageModel", "PageStore", "BFFServer", "BFFTesting", "HTTPCore", "HTTPTesting", "ContractVerifier",
             ],
-            exclude: ["BrokenServers", "CapabilityServers"], swiftSettings: strict),
+            exclude: ["BrokenServers", "CapabilityServers", "LegalServers"], swiftSettings: strict),
 
         // libFuzzer targets (docs/fuzzing.md): `scripts/fuzz` builds them into .build/fuzz with libFuzzer and
         // AddressSanitizer; in a normal build each one replays the saved inputs given as arguments.

@@ -32,7 +32,16 @@ final class HTTPProbe: Sendable {
     /// A transport failure (no HTTP response at all).
     struct TransportError: Error, CustomStringConvertible {
         var description: String
+        /// True when nothing answered at all (connection refused, unknown host): the server is not there. Any
+        /// other transport failure (a reset, a malformed or undecodable answer, a timeout) is the fault of a
+        /// server that listens.
+        var unreachable = false
     }
+
+    /// The `URLError` codes meaning that no server listens at the address.
+    static let unreachableCodes: Set<URLError.Code> = [
+        .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .unsupportedURL,
+    ]
 
     private let session: URLSession
     private let timeout: Double
@@ -64,7 +73,9 @@ final class HTTPProbe: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw TransportError(description: "\(error.localizedDescription) (\(Self.describe(request)))")
+            let unreachable = (error as? URLError).map { Self.unreachableCodes.contains($0.code) } ?? false
+            throw TransportError(
+                description: "\(error.localizedDescription) (\(Self.describe(request)))", unreachable: unreachable)
         }
         guard let http = response as? HTTPURLResponse else {
             throw TransportError(description: "no HTTP response (\(Self.describe(request)))")

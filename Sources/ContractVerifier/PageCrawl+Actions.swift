@@ -4,15 +4,18 @@ import PageStore
 extension PageCrawl {
     /// Fires every api action a widget of the paginated document references, through ``ActionDispatcher`` (the
     /// loader's `POST /v1/actions/{name}`, detached decode, all-or-nothing mutations, then effects). Each action
-    /// starts from the whole paginated document, so actions are checked independently of each other.
+    /// starts from `document` (the whole paginated one, or the one of a `point` of pagination), so actions are
+    /// checked independently of each other; the page a `replacePage` brings is paginated.
     func fireActions(
-        _ actions: [DocumentScan.APIAction], on document: PageModel, store: PageStore, log: DiagnosticLog
+        _ actions: [DocumentScan.APIAction], on document: PageModel, store: PageStore, log: DiagnosticLog,
+        point: String? = nil
     ) async {
         guard !actions.isEmpty else { return }
         let dispatcher = ActionDispatcher(store: store)
-        var names: Set<String> = []
+        var names = Set(report.actions)
+        defer { report.actions = names.sorted() }
         for action in actions {
-            let check = "action \(action.name) \(action.widget.id) \(action.event)"
+            let check = "action \(action.name) \(action.widget.id) \(action.event)" + (point.map { " (\($0))" } ?? "")
             begin(check)
             do {
                 try store.apply(.replacePage(document))
@@ -35,7 +38,11 @@ extension PageCrawl {
             case .applied(let response):
                 let found = Array(log.since(diagnosticsBefore))
                 checkResponse(response, diagnostics: found, check: check, request: requestText)
+                lint(response, check: check, request: requestText)
                 if let after = store.peek(\.page) { checkCapabilities(after, check: check, request: requestText) }
+                if response.mutations.contains(where: { $0.type == "replacePage" }) {
+                    await followPagination(store, log: log, check: check)
+                }
             case .failed(let error):
                 let isMutation = ["mutation_target_not_found", "no_document"].contains(error.code)
                 record(
@@ -46,7 +53,54 @@ extension PageCrawl {
                 break
             }
         }
-        report.actions = names.sorted()
+    }
+
+    /// Fires, against the document the store holds after `chunks` chunks (0: the first page), the actions of
+    /// `actions` not fired at an earlier point, then puts that document back so pagination continues from it.
+    /// An action is checked at the first point a device can fire it — where the fewest of the page's widgets are
+    /// loaded, so a mutation aimed at a widget of a later chunk fails as on the device — and again on the whole
+    /// paginated document.
+    func fireActions(at chunks: Int, widgets actions: [DocumentScan.APIAction], store: PageStore, log: DiagnosticLog)
+        async
+    {
+        guard let document = store.peek(\.page) else { return }
+        let fresh = actions.filter { firedActions.insert("\($0.name) \($0.widget.id) \($0.event)").inserted }
+        guard !fresh.isEmpty else { return }
+        let point = chunks == 0 ? "first page" : "after chunk \(chunks)"
+        await fireActions(fresh, on: document, store: store, log: log, point: point)
+        do {
+            try store.apply(.replacePage(document))
+        } catch {
+            record(
+                ViolationCode.mutationFailed, "pagination", request: loader.describe(initialRequest),
+                message: "cannot put the document back after its actions: \(error)")
+        }
+    }
+
+    /// After an action replaced the page, a device paginates the new document: each chunk must load and decode
+    /// without error, bounded by `maximumChunks`.
+    func followPagination(_ store: PageStore, log: DiagnosticLog, check: String) async {
+        var seen: Set<String> = []
+        var chunks = 0
+        while let page = store.peek(\.page), page.hasMore, let postback = page.pagination?.postback,
+            seen.insert(postback).inserted, chunks < configuration.maximumChunks
+        {
+            let request = loader.describe(PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback)))
+            let before = log.count
+            let sectionsBefore = page.sections.count
+            await store.loadNextPage()
+            chunks += 1
+            if let error = store.peek(\.paginationStatus.error) {
+                record(
+                    ViolationCode.paginationFailed, check, request: request,
+                    message: "paginating the page the action brought (replacePage): \(error.message)")
+                return
+            }
+            record(log.since(before), check: check, request: request)
+            let arrived = store.peek(\.page).map { $0.sections.dropFirst(sectionsBefore) } ?? []
+            lint(chunk: arrived, check: check, request: request)
+            links.append(contentsOf: DocumentScan(widgets: arrived.flatMap(\.widgets)).links)
+        }
     }
 
     /// Checks a decoded, applied action response: its diagnostics, its mutations' ids and its effects; queues

@@ -34,9 +34,11 @@ extension PageCrawl {
         report.degradations = Degradation.list(inEnvelope: identity.body).map {
             [$0.code, $0.widgetID ?? $0.sectionID ?? ""].joined(separator: " ")
         }
+        firstAnswer = identity
         checkContentType(gzip, expected: "application/json", check: "http", request: requestText)
         checkGzip(gzip: gzip, identity: identity, request: requestText)
         await checkETag(of: gzip, urlRequest: urlRequest, encoding: "gzip", request: requestText)
+        await checkVariants(identity: identity, gzip: gzip, urlRequest: urlRequest)
     }
 
     func checkGzip(gzip: HTTPProbe.Response, identity: HTTPProbe.Response, request: String) {
@@ -131,8 +133,9 @@ extension PageCrawl {
             expected: expected, actual: response.header("Content-Type") ?? "(absent)")
     }
 
-    /// An error answer must be a 4xx `application/problem+json` whose body's `status` matches.
-    func checkProblem(_ response: HTTPProbe.Response, check: String, request: String) {
+    /// An error answer must be a 4xx `application/problem+json` whose body's `status` matches (and, when given,
+    /// whose `code` is `expectedCode`), and must leak nothing internal (``ProblemLeak``).
+    func checkProblem(_ response: HTTPProbe.Response, check: String, request: String, expectedCode: String? = nil) {
         guard (400..<500).contains(response.status) else {
             record(
                 ViolationCode.invalidProblemResponse, check, request: request,
@@ -153,6 +156,17 @@ extension PageCrawl {
                 ViolationCode.invalidProblemResponse, check, request: request, path: "/status",
                 message: "the problem's status differs from the HTTP status", expected: String(response.status),
                 actual: String(problem.status))
+        }
+        if let expectedCode, problem.code != expectedCode {
+            record(
+                ViolationCode.invalidProblemResponse, check, request: request, path: "/code",
+                message: "a \(response.status) problem with another code", expected: expectedCode, actual: problem.code)
+        }
+        if let leak = ProblemLeak.find(in: response.body) {
+            record(
+                ViolationCode.invalidProblemResponse, check, request: request,
+                message: "the problem body leaks server internals (\(leak.kind)): never a stack trace or a file path",
+                actual: leak.excerpt)
         }
     }
 }

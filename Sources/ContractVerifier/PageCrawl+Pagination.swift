@@ -1,5 +1,10 @@
+import Foundation
 import PageModel
 import PageStore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension PageCrawl {
     /// Paginates to the end through ``PageStore/loadNextPage()``, bounded by `maximumChunks`: every chunk must
@@ -10,6 +15,8 @@ extension PageCrawl {
         guard let first = store.peek(\.page), first.hasMore else { return }
         begin("pagination")
         begin("replay")
+        // A device can act on the first page before it asks for more: its actions run against that document.
+        await fireActions(at: 0, widgets: DocumentScan(first).apiActions, store: store, log: log)
         let probeWidget = first.firstTopLevelWidget
         if let probeWidget { store.stateStore.set(Self.probeValue, widgetID: probeWidget.id, key: Self.probeKey) }
         var seenPostbacks: Set<String> = []
@@ -40,15 +47,23 @@ extension PageCrawl {
             let request = PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback))
             let requestText = loader.describe(request)
             if chunks == 0 { await checkTamperedPostback(postback) }
+            let sectionsBefore = page.sections.count
             await store.loadNextPage()
             chunks += 1
+            if chunks % VerifierProgress.chunkInterval == 0 {
+                verifier.reportProgress(.chunks, page: target.description, chunks: chunks)
+            }
             if let error = store.peek(\.paginationStatus.error) {
                 record(ViolationCode.paginationFailed, "pagination", request: requestText, message: error.message)
                 break
             }
             record(log.since(diagnosticsSeen), check: "pagination", request: requestText)
-            diagnosticsSeen = log.count
-            if let bytes = loader.takeNextPageBytes() { await checkReplay(request, original: bytes) }
+            let arrived = store.peek(\.page).map { $0.sections.dropFirst(sectionsBefore) } ?? []
+            lint(chunk: arrived, check: "pagination", request: requestText)
+            if let bytes = loader.takeNextPageBytes() {
+                await checkReplay(request, original: bytes)
+                await checkPostSpelling(postback, original: bytes)
+            }
             if chunks == 1, let probeWidget,
                 store.stateStore.peek(widgetID: probeWidget.id, key: Self.probeKey, as: String.self) != Self.probeValue
             {
@@ -57,6 +72,13 @@ extension PageCrawl {
                     message: "state of widget \"\(probeWidget.id)\" set before loadNextPage() is gone after it",
                     expected: Self.probeValue, actual: "(absent)")
             }
+            // The device may act again before the next chunk: the chunk's actions run against this document.
+            if store.peek(\.page)?.hasMore ?? false {
+                let widgets = arrived.flatMap(\.widgets)
+                await fireActions(
+                    at: chunks, widgets: DocumentScan(widgets: widgets).apiActions, store: store, log: log)
+            }
+            diagnosticsSeen = log.count
         }
         report.cursors = chunks
         if chunks > 0 { begin("lifecycle") }
@@ -83,6 +105,12 @@ extension PageCrawl {
             record(ViolationCode.replayMismatch, "replay", request: requestText, message: "replay failed: \(error)")
             return
         }
+        if replay.status == 410 {
+            // The page changed since the chunk was served: `cursor_expired` is a legal answer to an old postback,
+            // as long as it is a well-formed problem.
+            checkProblem(replay, check: "replay", request: requestText, expectedCode: "cursor_expired")
+            return
+        }
         checkContentType(replay, expected: "application/json", check: "replay", request: requestText)
         guard replay.status == 200 else {
             record(
@@ -91,20 +119,22 @@ extension PageCrawl {
                 actual: String(replay.status))
             return
         }
-        guard replay.body != original else { return }
-        let first: NextPage
-        do {
-            first = try decoder.decodeNextPage(original).value
-        } catch {
+        compareChunk(replay.body, with: original, request: requestText, what: "replaying the postback")
+    }
+
+    /// `answer` must hold the chunk `original` holds, cursors aside (a server may mint new ones per request).
+    func compareChunk(_ answer: [UInt8], with original: [UInt8], request: String, what: String) {
+        guard answer != original else { return }
+        guard let first = try? decoder.decodeNextPage(original).value else {
             return  // the crawl already reported the undecodable chunk
         }
         let second: NextPage
         do {
-            second = try decoder.decodeNextPage(replay.body).value
+            second = try decoder.decodeNextPage(answer).value
         } catch {
             record(
-                ViolationCode.replayMismatch, "replay", request: requestText,
-                message: "the replayed chunk does not decode: \(error)")
+                ViolationCode.replayMismatch, "replay", request: request,
+                message: "\(what) returned a chunk that does not decode: \(error)")
             return
         }
         let differences = JSONDiff.differences(
@@ -112,9 +142,44 @@ extension PageCrawl {
             actual: Envelope.nextPage(second.withoutPostback).json)
         guard let difference = differences.first else { return }
         record(
-            ViolationCode.replayMismatch, "replay", request: requestText, path: difference.path,
-            message: "replaying the postback returned a different chunk (\(differences.count) differences)",
+            ViolationCode.replayMismatch, "replay", request: request, path: difference.path,
+            message: "\(what) returned a different chunk (\(differences.count) differences)",
             expected: difference.expected, actual: difference.actual)
+    }
+
+    /// Sends the postback the other way the contract allows, `POST /v1/pages/{pageID}/next` with
+    /// `{"postback": …}` (for postbacks too long for a URL): the answer must be the chunk the `GET` brought.
+    func checkPostSpelling(_ postback: String, original: [UInt8]) async {
+        let get = loader.http.urlRequest(for: PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback)))
+        var post = get
+        if let url = get.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.percentEncodedQuery = nil
+            post.url = components.url
+        }
+        post.httpMethod = "POST"
+        post.httpBody = Data(JSONWriter().write(["postback": .string(postback)] as JSONValue))
+        post.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let requestText = HTTPProbe.describe(post) + " {\"postback\": …}"
+        let response: HTTPProbe.Response
+        do {
+            response = try await probe.send(post)
+        } catch {
+            record(ViolationCode.replayMismatch, "replay", request: requestText, message: "no answer: \(error)")
+            return
+        }
+        if response.status == 410 {
+            checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
+            return
+        }
+        guard response.status == 200 else {
+            record(
+                ViolationCode.replayMismatch, "replay", request: requestText,
+                message: "the GET spelling of the postback was answered 200, the POST spelling \(response.status)",
+                expected: "200", actual: String(response.status))
+            return
+        }
+        checkContentType(response, expected: "application/json", check: "replay", request: requestText)
+        compareChunk(response.body, with: original, request: requestText, what: "the POST spelling of the postback")
     }
 
     /// Sends the first postback with one character changed: the server must reject it with a 4xx problem+json.

@@ -14,6 +14,10 @@ final class PageCrawl {
     var report: PageReport
     var links: [PageTarget] = []
     let decoder = PageDecoder()
+    /// The first load's raw answer (`Accept-Encoding: identity`), for revalidation after the actions.
+    var firstAnswer: HTTPProbe.Response?
+    /// The api actions already fired (`name widgetID event`), each at the first point the device holds it.
+    var firedActions: Set<String> = []
 
     /// The widget-state key the lifecycle checks set and read.
     static let probeKey = "flow-bff.verify.probe"
@@ -51,8 +55,10 @@ final class PageCrawl {
         case .loaded, .loading: report.state = "loaded"
         }
         record(log.since(0), check: "load", request: loader.describe(initialRequest))
+        if let page = store.peek(\.page) { lint(page, check: "load", request: loader.describe(initialRequest)) }
         await checkHTTP()
-        await paginate(store, log: log)
+        // A device shows `.empty` and never asks an empty page for more (the lint reports its pagination).
+        if state != .empty { await paginate(store, log: log) }
         guard let document = store.peek(\.page) else { return }
         checkCapabilities(document)
         let scan = DocumentScan(document)
@@ -60,6 +66,7 @@ final class PageCrawl {
         report.widgets = scan.widgetCount
         links.append(contentsOf: scan.links)
         await fireActions(scan.apiActions, on: document, store: store, log: log)
+        await checkRevalidation()
         await checkRefresh(store)
     }
 

@@ -57,8 +57,34 @@ public struct Coverage: Sendable, Hashable, Codable {
     public var cursors = 0
     /// Distinct page targets linked to but not crawled because of `maximumPageLoads` or `maximumParameterSetsPerPage`.
     public var skippedLinks = 0
+    /// Pages the server's index (`GET /v1/pages`) lists; 0 when it has none.
+    public var indexedPages = 0
+    /// Pages the index lists that the crawl did not reach (none with `--all`, unless limits kept them out).
+    public var uncrawledIndexedPages: [String] = []
+    /// Mock scenarios the index lists.
+    public var scenarios = 0
+    /// Mock scenarios crawled (each as its page with `X-Flow-Scenario`; with `--all`).
+    public var crawledScenarios = 0
 
     public init() {}
+
+    /// Warnings about partial coverage: listed pages not crawled, scenarios not crawled.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        let missing = uncrawledIndexedPages
+        if !missing.isEmpty {
+            let names = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? ", …" : "")
+            warnings.append(
+                "warning: partial coverage: the page index (GET /v1/pages) lists \(missing.count) of "
+                    + "\(indexedPages) pages that were not crawled (\(names)); --all crawls every listed page")
+        }
+        if scenarios > crawledScenarios {
+            warnings.append(
+                "warning: partial coverage: the page index lists \(scenarios) mock scenarios, "
+                    + "\(scenarios - crawledScenarios) not crawled; --all crawls each (X-Flow-Scenario)")
+        }
+        return warnings
+    }
 
     /// `coverage: 6 pages (12 loads), 73 sections, 412 widgets, 9 actions (14 requests), 9 cursors`.
     public var line: String {

@@ -23,6 +23,9 @@ public struct VerifierConfiguration: Sendable {
     /// The client to crawl as (`--capabilities PROFILE`): its `X-Flow-Client` header is sent with every request
     /// and every page and chunk must contain only what it renders. Default `nil` (no declaration).
     public var capabilities: CapabilityProfile?
+    /// Crawl every page the server's index (`GET /v1/pages`) lists, after the entry pages (`--all`). Default
+    /// false: the index is only read to warn about pages the crawl did not reach.
+    public var crawlAll = false
 
     public init(
         baseURL: URL, entryPages: [PageTarget] = [PageTarget(pageID: "home")], maximumChunks: Int = 10_000,

@@ -46,7 +46,8 @@ public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
 public enum ViolationCode {
     /// A page reachable from the entry pages loads to `.failed` (HTTP error, undecodable body, bad envelope).
     public static let pageFailed = "page_failed"
-    /// A page, chunk or action response decodes with an error diagnostic (e.g. `invalid_content`).
+    /// A page, chunk or action response decodes or lints (`PageValidator`) with an error diagnostic (e.g.
+    /// `invalid_content`, `missing_children`, `budget_exceeded`).
     public static let errorDiagnostic = "error_diagnostic"
     /// A section id or top-level widget id repeats across the paginated document.
     public static let duplicateID = "duplicate_id"
@@ -81,6 +82,11 @@ public enum ViolationCode {
     public static let gzipNotHonoured = "gzip_not_honoured"
     /// `ETag` and `If-None-Match` disagree (no 304 for the current tag, a 304 for another, a body on a 304).
     public static let etagInconsistent = "etag_inconsistent"
+    /// An answer depends on a request header (`Accept-Language`, `X-Flow-Client`, `Accept-Encoding`) its `Vary`
+    /// does not name.
+    public static let varyIncomplete = "vary_incomplete"
+    /// A localized page's envelope `locale` and its `Content-Language` header disagree (or the header is missing).
+    public static let localeMismatch = "locale_mismatch"
     /// With `--capabilities PROFILE`: a page or chunk shows the client a widget or section it cannot render, or
     /// an unlocalized `$l10n:` string.
     public static let unrenderableWidget = "unrenderable_widget"
@@ -90,6 +96,6 @@ public enum ViolationCode {
         pageFailed, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
-        wrongContentType, gzipNotHonoured, etagInconsistent, unrenderableWidget,
+        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, localeMismatch, unrenderableWidget,
     ]
 }

@@ -48,6 +48,8 @@ struct VerifyOptions: Sendable {
     var unchecked = false
     var capabilities: String?
     var profiles = "config/capability-profiles.json"
+    var progress = VerifyProgressRenderer.Mode.auto
+    var all = false
     var help = false
 
     init(_ arguments: [String]) throws {
@@ -87,10 +89,19 @@ struct VerifyOptions: Sendable {
                 entryPages.append(target)
             case "--report":
                 let kind = try value(flag)
-                guard kind == "junit" || kind == "json" else {
-                    throw CommandLineArguments.UsageError(description: "--report takes junit or json, not \(kind)")
+                guard ["junit", "json", "github"].contains(kind) else {
+                    throw CommandLineArguments.UsageError(
+                        description: "--report takes junit, json or github, not \(kind)")
                 }
                 reports.append((kind, try value(flag)))
+            case "--progress":
+                let text = try value(flag)
+                guard let mode = VerifyProgressRenderer.Mode(rawValue: text) else {
+                    throw CommandLineArguments.UsageError(
+                        description: "--progress takes auto, lines or off, not \(text)")
+                }
+                progress = mode
+            case "--all": all = true
             case "--max-chunks": maximumChunks = try number(flag)
             case "--max-pages": maximumPageLoads = try number(flag)
             case "--max-variants": maximumVariants = try number(flag)
@@ -162,13 +173,17 @@ func verify(_ arguments: [String]) -> Never {
             fail("--capabilities \(name): \(error)")
         }
     }
-    let configuration = VerifierConfiguration(
+    var configuration = VerifierConfiguration(
         baseURL: baseURL, entryPages: entryPages, maximumChunks: options.maximumChunks,
         maximumPageLoads: options.maximumPageLoads, maximumParameterSetsPerPage: options.maximumVariants,
         timeout: options.timeout, headers: headers, capabilities: profile)
+    configuration.crawlAll = options.all
     let server = service
+    let pagesDirectory = options.pages
+    let progress = options.progress
     Task { @MainActor in
-        let status = await runVerification(configuration, reports: options.reports)
+        let status = await runVerification(
+            configuration, reports: options.reports, progress: progress, pagesDirectory: pagesDirectory)
         server?.shutdown()
         exit(status)
     }
@@ -194,6 +209,13 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
     if !errors.isEmpty {
         printDiagnostics(errors, in: directory)
         if !options.unchecked {
+            // CI still gets its annotations: each lint error at its page file and line.
+            for (kind, file) in options.reports where kind == "github" {
+                let text = PageFileLocator(directory: directory).annotations(for: errors)
+                if (try? Data(text.utf8).write(to: URL(fileURLWithPath: file))) != nil {
+                    print("report written: \(file) (\(kind))")
+                }
+            }
             fail(
                 "not verifying: \(counted(errors.count, "error")) in \(directory) (listed above; flow-bff check \(directory))",
                 status: 1)
@@ -208,21 +230,41 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
     }
 }
 
-/// Crawls, prints the summary, writes the reports; returns the exit status.
+/// Crawls (rendering progress on standard error), prints the summary, writes the reports and names them;
+/// returns the exit status.
+///
+/// - Parameter pagesDirectory: with `--pages DIR`, where the page files are: GitHub annotations then name the
+///   page file and line of each violation.
 @MainActor
-func runVerification(_ configuration: VerifierConfiguration, reports: [(kind: String, file: String)]) async -> Int32 {
+func runVerification(
+    _ configuration: VerifierConfiguration, reports: [(kind: String, file: String)],
+    progress: VerifyProgressRenderer.Mode = .off, pagesDirectory: String? = nil
+) async -> Int32 {
     let report: VerificationReport
+    let renderer = VerifyProgressRenderer(mode: progress)
     do {
-        report = try await ContractVerifier(configuration: configuration).run()
+        let verifier = ContractVerifier(configuration: configuration)
+        verifier.onProgress = { renderer.show($0) }
+        report = try await verifier.run()
+        renderer.finish()
     } catch {
+        renderer.finish()
         FileHandle.standardError.write(Data("flow-bff: verify: \(error)\n".utf8))
         return 2
     }
     print(report.summary)
     for (kind, file) in reports {
         do {
-            let data = kind == "junit" ? Data(report.junitXML.utf8) : try report.jsonData()
+            let data: Data
+            switch kind {
+            case "junit": data = Data(report.junitXML.utf8)
+            case "github":
+                let locator = pagesDirectory.map { PageFileLocator(directory: $0) }
+                data = Data(report.githubAnnotations { locator?.locate($0) }.utf8)
+            default: data = try report.jsonData()
+            }
             try data.write(to: URL(fileURLWithPath: file))
+            print("report written: \(file) (\(kind))")
         } catch {
             FileHandle.standardError.write(Data("flow-bff: cannot write \(file): \(error)\n".utf8))
             return 2

@@ -337,7 +337,8 @@ import Testing
             let paths = try #require(document["paths"]?.objectValue).keys
             #expect(
                 paths == [
-                    "/v1/pages/{pageID}", "/v1/pages/{pageID}/next", "/v1/actions/{name}", "/healthz", "/readyz",
+                    "/v1/pages", "/v1/pages/{pageID}", "/v1/pages/{pageID}/next", "/v1/actions/{name}", "/healthz",
+                    "/readyz",
                     "/metrics",
                     "/openapi.json", "/", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
                     "/__admin/faults", "/__admin/sessions", "/__admin/sessions/{sessionID}",

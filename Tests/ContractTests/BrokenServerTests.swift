@@ -27,4 +27,14 @@ import Testing
             #expect(!violation.page.isEmpty)
         }
     }
+
+    @Test(arguments: BrokenServer.legal)
+    func legalVariationsPass(_ legal: BrokenServer) async throws {
+        let report = try await legal.run { url, entry in try await crawl(url, entry: entry) }
+        #expect(report.passed, "\(legal.name) (\(legal.rule)):\n\(report.summary)")
+    }
+
+    @Test func theLegalCorpusExists() {
+        #expect(BrokenServer.legal.count >= 3)
+    }
 }

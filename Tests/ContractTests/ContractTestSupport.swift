@@ -45,10 +45,16 @@ struct BrokenServer: Sendable, CustomStringConvertible {
 
     var description: String { name }
 
-    static let all: [BrokenServer] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: brokenServersDirectory)) ?? []
+    static let all: [BrokenServer] = corpus(in: brokenServersDirectory)
+
+    /// Servers that bend the contract only where it allows (`Tests/ContractTests/LegalServers`): each must pass.
+    static let legal: [BrokenServer] = corpus(in: repositoryRoot + "/Tests/ContractTests/LegalServers")
+
+    /// Every directory of `root` that has an `expected-codes.txt`.
+    static func corpus(in root: String) -> [BrokenServer] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return names.sorted().compactMap { name in
-            let directory = brokenServersDirectory + "/" + name
+            let directory = root + "/" + name
             guard let text = try? String(contentsOfFile: directory + "/expected-codes.txt", encoding: .utf8) else {
                 return nil
             }
@@ -58,7 +64,7 @@ struct BrokenServer: Sendable, CustomStringConvertible {
                 expectedCodes: Set(lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }),
                 rule: lines.first { $0.hasPrefix("#") }.map { String($0.dropFirst(2)) } ?? "")
         }
-    }()
+    }
 
     /// Starts this broken server (flow-bff over `pages/` unchecked, or a ``RawServer`` over `routes.json`) and
     /// runs `body` with its URL and entry pages.

@@ -16,10 +16,16 @@ import Synchronization
 /// any query, otherwise the raw query exactly; `requestHeaders` values must match exactly (`"*"`: present).
 /// `responses` are served in turn (cycling); each has `status` (200), `headers`, and a JSON `body` (sent as
 /// `application/json` unless `headers` set a type) or a raw `text`. No match: 404 problem+json.
+///
+/// The server has one state, `""` at start: a route with `state` matches only in that state, and a route with
+/// `setState` switches to it when it answers (a backend whose actions change what later loads return).
+/// `POST /v1/pages/{id}/next` with `{"postback": P}` is matched as `GET …/next?postback=P` (the contract's two
+/// spellings) unless the table says `"postNext": false`.
 final class RawServer: Sendable {
     struct Table: Decodable {
         var entry: [String]
         var compression: Bool?
+        var postNext: Bool?
         var routes: [Route]
     }
 
@@ -28,6 +34,8 @@ final class RawServer: Sendable {
         var path: String
         var query: String?
         var requestHeaders: [String: String]?
+        var state: String?
+        var setState: String?
         var responses: [Answer]
     }
 
@@ -38,9 +46,10 @@ final class RawServer: Sendable {
         var text: String?
     }
 
-    /// How many times each route answered, so `responses` are served in turn.
+    /// How many times each route answered, so `responses` are served in turn, and the server's state.
     final class Turns: Sendable {
         private let counts = Mutex<[Int: Int]>([:])
+        let state = Mutex("")
 
         func next(_ route: Int) -> Int {
             counts.withLock { counts in
@@ -68,7 +77,17 @@ final class RawServer: Sendable {
     var baseURL: URL { URL(string: "http://" + server.localAddress)! }
 
     static func answer(_ request: HTTPRequest, table: Table, turns: Turns) -> HTTPReply {
+        var request = request
+        if table.postNext ?? true, request.method.rawValue == "POST", request.path.hasSuffix("/next"),
+            let body = try? JSONParser().parse(request.body), let postback = body["postback"]?.stringValue
+        {
+            request.method = .get
+            request.query = "postback=" + ContractRoute.percentEncodedSegment(postback)
+        }
+        let state = turns.state.withLock { $0 }
         for (index, route) in table.routes.enumerated() where matches(route, request) {
+            if let wanted = route.state, wanted != state { continue }
+            if let next = route.setState { turns.state.withLock { $0 = next } }
             let turn = turns.next(index)
             let answer = route.responses[turn % route.responses.count]
             var headers = HTTPFields()

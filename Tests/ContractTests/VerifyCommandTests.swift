@@ -101,10 +101,55 @@ import Testing
         #expect(unchecked.status == 1)
         #expect(unchecked.output.contains("mutation_failed"))
         #expect(unchecked.output.contains("FAILED: 1 violations (mutation_failed)"))
-        let refused = try await run(["verify", "--pages", directory])
+        let github = Self.temporaryFile("lint-github.txt")
+        defer { try? FileManager.default.removeItem(atPath: github) }
+        let refused = try await run(["verify", "--pages", directory, "--report", "github", github])
         #expect(refused.status == 1)
         #expect(refused.errors.contains("mutation_target_not_found"))
         #expect(refused.errors.contains("not verifying"))
+        // The lint error is annotated at the page file and the line of the canned answer's mutation.
+        let annotations = try String(contentsOfFile: github, encoding: .utf8)
+        #expect(annotations.hasPrefix("::error file=\(directory)/home.json,line="), "\(annotations)")
+        #expect(annotations.contains("mutation_target_not_found"))
+    }
+
+    @Test func githubReportNamesThePageFileAndLineAndProgressGoesToStandardError() async throws {
+        let directory = "Tests/ContractTests/BrokenServers/mutation_target_in_later_chunk/pages"
+        let github = Self.temporaryFile("github.txt")
+        defer { try? FileManager.default.removeItem(atPath: github) }
+        let result = try await run([
+            "verify", "--pages", directory, "--unchecked", "--progress", "lines", "--report", "github", github,
+        ])
+        #expect(result.status == 1, "\(result.output)\n\(result.errors)")
+        #expect(result.output.contains("report written: \(github) (github)"))
+        #expect(result.errors.contains("verify: 1/1 pages, 1 violations (done)"))
+        #expect(!result.output.contains("verify: 1/1 pages"), "progress stays off standard output")
+        let annotations = try String(contentsOfFile: github, encoding: .utf8)
+        // The canned answer of home.clearDeals is on line 9 of home.json.
+        #expect(
+            annotations.hasPrefix(
+                "::error file=\(directory)/home.json,line=9,title=verify mutation_failed (page home)::mutation_failed: "
+            ))
+        #expect(annotations.contains("::notice title=flow-bff verify::"))
+        let quiet = try await run(["verify", "--pages", directory, "--unchecked", "--progress", "off"])
+        #expect(quiet.status == 1)
+        #expect(!quiet.errors.contains("verify: "))
+        let badProgress = try await run(["verify", "--pages", "pages", "--progress", "sometimes"])
+        #expect(badProgress.status == 2)
+        let all = try await run(["verify", "--pages", "pages", "--all", "--progress", "off"])
+        #expect(all.status == 0, "\(all.output)\n\(all.errors)")
+        #expect(!all.output.contains("partial coverage"))
+    }
+
+    @Test func aBrokenFirstAnswerIsAViolationNotCannotReach() async throws {
+        let raw = try RawServer(routesFile: brokenServersDirectory + "/first_answer_broken/routes.json")
+        try raw.server.start()
+        let result = try await run(["verify", "--url", raw.baseURL.absoluteString, "--progress", "off"])
+        raw.server.shutdown()
+        await raw.server.stoppedAsync()
+        #expect(result.status == 1, "\(result.output)\n\(result.errors)")
+        #expect(result.output.contains("page_failed"))
+        #expect(!result.errors.contains("cannot reach"))
     }
 
     @Test func usageAndConnectionErrorsExit2() async throws {

@@ -5,6 +5,8 @@ import PageModel
 extension BFFApplication {
     func makeRouter() -> Router {
         var router = Router()
+        router.get(
+            ContractRoute.pageIndex.template, route(ContractRoute.pageIndex.name) { _, _ in .now(self.pageIndex()) })
         router.get(ContractRoute.page.template, route(ContractRoute.page.name, servePage))
         router.get(ContractRoute.nextPage.template, route(ContractRoute.nextPage.name, serveNextPage))
         router.post(ContractRoute.nextPage.template, route(ContractRoute.nextPage.name, serveNextPage))
@@ -22,6 +24,23 @@ extension BFFApplication {
     }
 
     static let healthy = HTTPResponse.json(Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])
+
+    /// `GET /v1/pages`: the ids of the pages served (page files and providers), sorted, and in mock mode each
+    /// page's scenarios — so a contract test (`flow-bff verify --all`) can crawl pages nothing links to.
+    func pageIndex() -> HTTPResponse {
+        let catalog = snapshot.catalog
+        let ids = Set(catalog.pageIDs).union(providers.pageIDs).sorted()
+        var index = JSONObject()
+        index["pages"] = .array(ids.map { .string($0) })
+        if configuration.mock.enabled {
+            var scenarios = JSONObject()
+            for (pageID, named) in catalog.scenarios.sorted(by: { $0.key < $1.key }) {
+                scenarios[pageID] = .array(named.keys.sorted().map { .string($0) })
+            }
+            index["scenarios"] = .object(scenarios)
+        }
+        return .json(JSONWriter().write(.object(index)), headers: ["Cache-Control": "no-cache"])
+    }
 
     /// `GET /readyz`: 200 with the catalog's size and version, 503 `not_ready` while starting or draining.
     func readiness() throws -> Answer {

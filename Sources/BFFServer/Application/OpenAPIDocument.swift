@@ -25,6 +25,46 @@ enum OpenAPIDocument {
             }
           ],
           "paths": {
+            "/v1/pages": {
+              "get": {
+                "operationId": "listPages",
+                "summary": "Page index (optional route)",
+                "description": "The ids of the pages the server serves (page files and Swift providers), sorted; in mock mode also the scenarios of each page. `flow-bff verify --all` crawls every listed page. Optional in the contract: a server may answer 404.",
+                "responses": {
+                  "200": {
+                    "description": "The page index",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object",
+                          "required": [
+                            "pages"
+                          ],
+                          "properties": {
+                            "pages": {
+                              "type": "array",
+                              "items": {
+                                "type": "string"
+                              }
+                            },
+                            "scenarios": {
+                              "type": "object",
+                              "description": "Mock mode only: page id to its scenario names (select one with X-Flow-Scenario).",
+                              "additionalProperties": {
+                                "type": "array",
+                                "items": {
+                                  "type": "string"
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
             "/v1/pages/{pageID}": {
               "get": {
                 "operationId": "getPage",

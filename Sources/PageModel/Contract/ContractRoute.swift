@@ -12,6 +12,8 @@ public struct ContractRoute: Sendable, Hashable, CustomStringConvertible {
     public static let page = ContractRoute(name: "page", template: "/v1/pages/{pageID}")
     /// `GET /v1/pages/{pageID}/next?postback=…` or `POST` with `{"postback": …}` — the next chunk.
     public static let nextPage = ContractRoute(name: "nextPage", template: "/v1/pages/{pageID}/next")
+    /// `GET /v1/pages` — the page index (optional in the contract): `{"pages": [id…], "scenarios"?: {id: [name…]}}`.
+    public static let pageIndex = ContractRoute(name: "pageIndex", template: "/v1/pages")
     /// `POST /v1/actions/{name}` — an api action.
     public static let action = ContractRoute(name: "action", template: "/v1/actions/{name}")
     /// The operational routes.
@@ -21,7 +23,7 @@ public struct ContractRoute: Sendable, Hashable, CustomStringConvertible {
     public static let openAPI = ContractRoute(name: "openapi", template: "/openapi.json")
 
     /// Every public route, for "did you mean" hints.
-    public static let all: [ContractRoute] = [page, nextPage, action, healthz, readyz, metrics, openAPI]
+    public static let all: [ContractRoute] = [pageIndex, page, nextPage, action, healthz, readyz, metrics, openAPI]
 
     /// The path of this route with `parameters` substituted, each percent-encoded as one path segment.
     /// - Precondition: every `{name}` of the template has a value.

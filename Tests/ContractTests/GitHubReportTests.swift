@@ -1,0 +1,63 @@
+import ContractVerifier
+import PageModel
+import Testing
+
+/// `--report github`: workflow commands GitHub turns into annotations, and the JSON line finder behind their
+/// `file=…,line=…`.
+@Suite struct GitHubReportTests {
+    static func report() -> VerificationReport {
+        var report = VerificationReport(target: "http://127.0.0.1:8080")
+        var page = PageReport(page: "home")
+        var check = CheckResult(name: "load")
+        check.violations.append(
+            Violation(
+                code: "error_diagnostic", page: "home", check: "load", request: "GET /v1/pages/home",
+                path: "/page/sections/0/widgets/0/children", message: "missing_children: 50% of it, a:b, c\nd",
+                expected: "≥ 1 child"))
+        page.checks.append(check)
+        report.pages.append(page)
+        report.coverage.pages = 1
+        return report
+    }
+
+    @Test func oneErrorPerViolationWithFileAndLineAndAVerdict() {
+        let text = Self.report().githubAnnotations { _ in .init(file: "pages/home,v1.json", line: 7) }
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(
+            lines[0]
+                == "::error file=pages/home%2Cv1.json,line=7,title=verify error_diagnostic (page home)::"
+                + "error_diagnostic: missing_children: 50%25 of it, a:b, c%0Ad%0Arequest: GET /v1/pages/home"
+                + "%0Aat /page/sections/0/widgets/0/children%0Aexpected: ≥ 1 child")
+        #expect(
+            lines[1].hasPrefix("::notice title=flow-bff verify::flow-bff verify http://127.0.0.1:8080: 1 violations"))
+    }
+
+    @Test func withoutALocationTheAnnotationNamesNoFile() {
+        let text = Self.report().githubAnnotations()
+        #expect(text.hasPrefix("::error title=verify error_diagnostic (page home)::"))
+        #expect(VerificationReport(target: "x").githubAnnotations().hasPrefix("::notice title=flow-bff verify::"))
+    }
+
+    @Test func jsonLocatorFindsTheLineOfAPointerOrOfItsDeepestPresentPart() {
+        let text = Array(
+            """
+            {
+              "page": { "id": "home",
+                "sections": [
+                  { "id": "s0", "widgets": [] },
+                  { "id": "s\\"1",
+                    "widgets": [ { "id": "a", "content": { "x": [1, {"y": 2}] } },
+                                 { "id": "b" } ] }
+                ] }
+            }
+            """.utf8)
+        #expect(JSONLocator.line(of: "/page", in: text) == 2)
+        #expect(JSONLocator.line(of: "/page/sections/1/widgets/1", in: text) == 7)
+        #expect(JSONLocator.line(of: "/page/sections/1/widgets/0/content", in: text) == 6)
+        #expect(JSONLocator.line(of: "/page/sections/1/widgets/9/content", in: text) == 6)
+        #expect(JSONLocator.line(of: "/page/sections/0/id", in: text) == 4)
+        #expect(JSONLocator.line(of: "/nothing/here", in: text) == 1)
+        #expect(JSONLocator.line(of: "/page", in: Array("not json".utf8)) == 1)
+    }
+}
