@@ -124,7 +124,8 @@ extension PageCrawl {
         }
         recordCollisions(collisions, in: response, check: check, request: request)
         for (index, effect) in response.effects.enumerated() {
-            if case .unknown(let type, _) = effect {
+            // `x-…` types are the contract's extension point: custom effects the app handles (docs/check.md).
+            if case .unknown(let type, _) = effect, !AuthoringTypes().isCustom(actionType: type) {
                 record(
                     ViolationCode.invalidEffect, check, request: request,
                     path: JSONPointer.root / "effects" / index / "type",

@@ -29,6 +29,9 @@ extension PageCrawl {
             Variant(page: $0, envelope: identity.body)
         }
         checkLocale(identity, variant: plain, request: request)
+        // Whether the plain answer repeats itself: a page with live data (an upstream's stock, a timed-out
+        // degradable section) can differ between two identical requests, which says nothing about a header.
+        var plainRepeats: Bool?
         var variants = Self.probeLanguages.map { ("Accept-Language", $0) }
         if configuration.capabilities == nil { variants.append((ClientCapabilities.headerName, Self.probeClient)) }
         for (name, value) in variants {
@@ -63,8 +66,24 @@ extension PageCrawl {
             guard variant != plain else { continue }
             record(decoded.diagnostics, check: "http", request: variantRequest)
             lint(decoded.value, check: "http", request: variantRequest)
+            // The answer depends on the header when the difference reproduces: the plain answer and this one,
+            // each asked again, come back the same.
+            if plainRepeats == nil {
+                plainRepeats = await fetchVariant(urlRequest, headers: ["Accept-Encoding": "identity"]) == plain
+            }
+            guard plainRepeats == true,
+                await fetchVariant(urlRequest, headers: ["Accept-Encoding": "identity", name: value]) == variant
+            else { continue }
             checkVary(response, names: name, request: variantRequest)
         }
+    }
+
+    /// The first page asked again with `headers`, as a ``Variant``; nil when it fails or does not decode.
+    private func fetchVariant(_ urlRequest: URLRequest, headers: [String: String]) async -> Variant? {
+        guard let response = try? await probe.send(urlRequest, headers: headers), response.status == 200,
+            let page = try? decoder.decodePage(response.body).value.withoutPostbacks
+        else { return nil }
+        return Variant(page: page, envelope: response.body)
     }
 
     /// A localized answer names its locale twice, in the envelope's `locale` and in `Content-Language` (contract
