@@ -1,8 +1,10 @@
-import BFFServer
 import Dispatch
+import Foundation
 import HTTPCore
 import Synchronization
 import Testing
+
+@testable import BFFServer
 
 /// `UpstreamClient` against loopback servers: retries with backoff for idempotent calls, none for POST, and the
 /// concurrency limit.
@@ -11,6 +13,18 @@ import Testing
         let calls = Atomic<Int>(0)
         let inFlight = Atomic<Int>(0)
         let peak = Atomic<Int>(0)
+    }
+
+    @Test func aFailureDescriptionCarriesNoElapsedTime() {
+        let error = NSError(
+            domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "Failed to connect to 127.0.0.1 port 1 after 3 ms: Couldn't connect to server"
+            ])
+        #expect(
+            UpstreamClient.stableDescription(of: error)
+                == "Failed to connect to 127.0.0.1 port 1: Couldn't connect to server")
     }
 
     @Test func idempotentCallsRetryA503ButPostsDoNot() async throws {

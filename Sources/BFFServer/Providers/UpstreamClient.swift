@@ -187,6 +187,14 @@ public final class UpstreamClient: Sendable {
         return result
     }
 
+    /// `error`'s description without the elapsed time libcurl puts in it ("Failed to connect to … after 0 ms"):
+    /// the text ends up in a degraded page's `degradations`, whose bytes (and ETag) must not change from one
+    /// request to the next while the upstream stays down.
+    static func stableDescription(of error: any Error) -> String {
+        error.localizedDescription.replacingOccurrences(
+            of: #" after [0-9]+ ms"#, with: "", options: .regularExpression)
+    }
+
     static func data(_ session: URLSession, _ request: URLRequest, name: String, timeout: Duration) async throws
         -> UpstreamResponse
     {
@@ -202,7 +210,7 @@ public final class UpstreamClient: Sendable {
                             throwing: UpstreamError(
                                 upstream: name, code: timedOut ? "upstream_timeout" : "upstream_unavailable",
                                 message: timedOut
-                                    ? "no answer within \(timeout.seconds) s" : error.localizedDescription))
+                                    ? "no answer within \(timeout.seconds) s" : stableDescription(of: error)))
                         return
                     }
                     guard let http = response as? HTTPURLResponse else {
