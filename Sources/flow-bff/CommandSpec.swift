@@ -53,6 +53,10 @@ struct CommandSpec {
             ("port", "PORT", "TCP port, 0 for a free one (default 8080)"),
             ("preview", "true|false", "the browser preview at /__preview (default: on in mock mode)"),
             (
+                "dev", "",
+                "mock backend for app developers: mock mode on, and the admin API opened to other hosts (a container's port mapping, a phone) with a token printed at start (docs/platforms.md)"
+            ),
+            (
                 "event-loop", "epoll|dispatch",
                 "epoll (Linux's fast path) or dispatch (portable); default epoll on Linux"
             ),

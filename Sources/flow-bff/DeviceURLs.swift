@@ -59,7 +59,8 @@ public enum MockBanner {
             .replacingOccurrences(of: "://[::]:", with: "://[::1]:")
         let watch =
             switch mock.watch {
-            case .auto: "watching \(configuration.pages.directory) (inotify + polling every \(mock.pollIntervalMs) ms)"
+            case .auto:
+                "watching \(configuration.pages.directory) (change notifications + polling every \(mock.pollIntervalMs) ms)"
             case .poll: "polling \(configuration.pages.directory) every \(mock.pollIntervalMs) ms"
             case .off: "not watching \(configuration.pages.directory) (POST \(baseURL)/__admin/reload)"
             }

@@ -10,7 +10,7 @@ let usage = """
 
     USAGE
       flow-bff [serve] [DIR] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
-                       [--event-loop epoll|dispatch]
+                       [--event-loop epoll|dispatch] [--dev]
       flow-bff check [DIR | FILE…] [--pages DIR] [--config FILE] [--strict]
       flow-bff verify (--url URL | --pages DIR) [options]
       flow-bff COMMAND --help | flow-bff --help | --version
@@ -33,6 +33,15 @@ let usage = """
       0 success, 1 errors in pages, 2 usage, configuration or address error.
     """
 
+/// 32 random hexadecimal digits.
+func randomToken() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<4).map { _ in
+        let hex = String(generator.next() as UInt32, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }.joined()
+}
+
 func fail(_ message: String, status: Int32 = 2) -> Never {
     FileHandle.standardError.write(Data("flow-bff: \(message)\n".utf8))
     exit(status)
@@ -52,6 +61,7 @@ func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) 
     if let port = arguments.flags["port"] { flags["server.port"] = port }
     if let preview = arguments.flags["preview"] { flags["preview.enabled"] = preview }
     if let eventLoop = arguments.flags["event-loop"] { flags["server.eventLoop"] = eventLoop }
+    if arguments.flags["dev"] != nil { flags["mock.enabled"] = "true" }
     do {
         return try ConfigurationLoader().load(
             files: files, environment: ProcessInfo.processInfo.environment, flags: flags)
@@ -78,7 +88,11 @@ func counted(_ count: Int, _ noun: String) -> String {
 }
 
 func serve(_ arguments: CommandLineArguments) -> Never {
-    let configuration = loadConfiguration(arguments, pages: arguments.positional.first)
+    var configuration = loadConfiguration(arguments, pages: arguments.positional.first)
+    // `--dev`: requests through a container's port mapping or from a phone do not come from loopback, so the admin
+    // API needs a token; one is made for this process unless the configuration has one.
+    let generatedAdminToken = arguments.flags["dev"] != nil && configuration.mock.adminToken == nil
+    if generatedAdminToken { configuration.mock.adminToken = randomToken() }
     let log = StandardOutputLogSink()
     let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
     printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)
@@ -109,6 +123,9 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
+    if generatedAdminToken, let token = configuration.mock.adminToken {
+        log.write("  admin token (this process; set FLOW_BFF_MOCK_ADMIN_TOKEN to keep one): Authorization: Bearer \(token)")
+    }
     if configuration.servesPreview {
         let local = base.replacingOccurrences(of: "://0.0.0.0:", with: "://127.0.0.1:")
             .replacingOccurrences(of: "://[::]:", with: "://[::1]:")
@@ -131,7 +148,7 @@ if CommandLine.arguments.dropFirst().first == "verify" { verify(Array(CommandLin
 
 do {
     let arguments = try CommandLineArguments(
-        Array(CommandLine.arguments.dropFirst()), booleanFlags: ["help", "version", "strict"])
+        Array(CommandLine.arguments.dropFirst()), booleanFlags: ["help", "version", "strict", "dev"])
     let namesCommand = !(CommandLine.arguments.dropFirst().first ?? "-").hasPrefix("-")
     if arguments.flags["version"] != nil {
         print("flow-bff \(version)")
