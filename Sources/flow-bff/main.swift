@@ -124,7 +124,8 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
     if generatedAdminToken, let token = configuration.mock.adminToken {
-        log.write("  admin token (this process; set FLOW_BFF_MOCK_ADMIN_TOKEN to keep one): Authorization: Bearer \(token)")
+        log.write(
+            "  admin token (this process; set FLOW_BFF_MOCK_ADMIN_TOKEN to keep one): Authorization: Bearer \(token)")
     }
     if configuration.servesPreview {
         let local = base.replacingOccurrences(of: "://0.0.0.0:", with: "://127.0.0.1:")
