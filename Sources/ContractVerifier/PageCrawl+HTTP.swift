@@ -31,9 +31,9 @@ extension PageCrawl {
                 expected: "200", actual: "\(gzip.status), \(identity.status)")
             return
         }
-        report.degradations = Degradation.list(inEnvelope: identity.body).map {
-            [$0.code, $0.widgetID ?? $0.sectionID ?? ""].joined(separator: " ")
-        }
+        let degradations = Degradation.list(inEnvelope: identity.body)
+        report.degradations = degradations.map { [$0.code, $0.widgetID ?? $0.sectionID ?? ""].joined(separator: " ") }
+        await checkContentLoss(degradations, urlRequest: urlRequest, request: requestText)
         firstAnswer = identity
         checkContentType(gzip, expected: "application/json", check: "http", request: requestText)
         checkGzip(gzip: gzip, identity: identity, request: requestText)

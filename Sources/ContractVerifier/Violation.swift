@@ -85,6 +85,9 @@ public enum ViolationCode {
     /// An answer depends on a request header (`Accept-Language`, `X-Flow-Client`, `Accept-Encoding`) its `Vary`
     /// does not name.
     public static let varyIncomplete = "vary_incomplete"
+    /// With `--capabilities`: the declared client loses a section or widget whose author did not choose to lose
+    /// it (no `"drop"` fallback).
+    public static let contentLost = "content_lost"
     /// A localized page's envelope `locale` and its `Content-Language` header disagree (or the header is missing).
     public static let localeMismatch = "locale_mismatch"
     /// With `--capabilities PROFILE`: a page or chunk shows the client a widget or section it cannot render, or
@@ -96,6 +99,7 @@ public enum ViolationCode {
         pageFailed, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
-        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, localeMismatch, unrenderableWidget,
+        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, contentLost, localeMismatch,
+        unrenderableWidget,
     ]
 }

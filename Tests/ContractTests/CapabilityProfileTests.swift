@@ -35,6 +35,28 @@ import Testing
         #expect((degradationsByProfile["minimal"] ?? 0) > (degradationsByProfile["legacy"] ?? 0))
     }
 
+    /// `CapabilityServers/loses_content`: a widget type no app renders (the typo `list_rwo`), a carousel whose
+    /// author chose `"fallback": "drop"`, and a stepper without fallback.
+    @Test func contentLostWithoutADropFallbackIsAViolation() async throws {
+        let directory = repositoryRoot + "/Tests/ContractTests/CapabilityServers/loses_content/pages"
+        func lost(_ name: String) async throws -> [String] {
+            let profile = try #require(Self.profiles.first { $0.name == name })
+            let report = try await withPagesServer(directory) { url, pages in
+                try await crawl(url, entry: pages, as: profile)
+            }
+            return report.violations.filter { $0.code == ViolationCode.contentLost }.map(\.message).sorted()
+        }
+        // The current app renders carousels and steppers: only the typo is lost.
+        let current = try await lost("current")
+        #expect(current.count == 1)
+        #expect(current.first?.contains("widget typo (list_rwo)") == true, "\(current)")
+        // The legacy app renders neither: the stepper is lost too, the carousel's loss was chosen.
+        let legacy = try await lost("legacy")
+        #expect(legacy.count == 2, "\(legacy)")
+        #expect(legacy.contains { $0.contains("widget qty (stepper)") })
+        #expect(!legacy.contains { $0.contains("recs") })
+    }
+
     @Test func aServerThatIgnoresTheClientHeaderIsCaught() async throws {
         let minimal = try #require(Self.profiles.first { $0.name == "minimal" })
         let raw = try RawServer(

@@ -42,6 +42,10 @@ public struct Degradation: Sendable, Hashable, CustomStringConvertible {
         public static let upstreamFallback = "upstream_fallback"
     }
 
+    /// The reason of a `section_dropped` that follows from its widgets (each listed as dropped before it), not
+    /// from the section's own requirements.
+    public static let emptiedSectionReason = "every widget in the section was dropped"
+
     public var json: JSONValue {
         var object = JSONObject()
         object["code"] = .string(code)

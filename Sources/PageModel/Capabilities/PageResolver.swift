@@ -136,7 +136,7 @@ public struct PageResolver: Sendable {
             degradations.append(
                 Degradation(
                     code: Degradation.Code.sectionDropped, sectionID: original.id,
-                    reason: "every widget in the section was dropped"))
+                    reason: Degradation.emptiedSectionReason))
             return nil
         }
         return shown

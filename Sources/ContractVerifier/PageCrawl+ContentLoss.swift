@@ -1,0 +1,62 @@
+import Foundation
+import PageModel
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension PageCrawl {
+    /// With `--capabilities`: every section and widget the declared client lost (`section_dropped`,
+    /// `widget_dropped` in the first page's `degradations`) must be a loss its author chose — a `"drop"` fallback on
+    /// the widget or section, read from the same page asked for without `X-Flow-Client` (the unresolved page still
+    /// carries its annotations, contract § 17). Anything else — no fallback, a category the client does not render,
+    /// a type no app renders (a typo) — is ``ViolationCode/contentLost``. A section emptied by its widgets' drops
+    /// is judged by those widgets.
+    func checkContentLoss(_ degradations: [Degradation], urlRequest: URLRequest, request: String) async {
+        guard configuration.capabilities != nil else { return }
+        let losses = degradations.filter {
+            $0.code == Degradation.Code.widgetDropped
+                || ($0.code == Degradation.Code.sectionDropped && $0.reason != Degradation.emptiedSectionReason)
+        }
+        guard !losses.isEmpty else { return }
+        var headers = configuration.headers
+        for name in headers.keys where name.lowercased() == ClientCapabilities.headerName.lowercased() {
+            headers.removeValue(forKey: name)
+        }
+        var unresolvedRequest = urlRequest
+        unresolvedRequest.setValue(nil, forHTTPHeaderField: ClientCapabilities.headerName)
+        let unresolved = HTTPProbe(timeout: configuration.timeout, headers: headers)
+        guard let response = try? await unresolved.send(unresolvedRequest, headers: ["Accept-Encoding": "identity"]),
+            response.status == 200, let page = try? decoder.decodePage(response.body).value
+        else { return }
+        var widgets: [String: Widget] = [:]
+        func index(_ list: [Widget]) {
+            for widget in list {
+                widgets[widget.id] = widget
+                index(widget.children)
+            }
+        }
+        index(page.header)
+        index(page.footer)
+        for section in page.sections { index(section.widgets) }
+        let sections = Dictionary(page.sections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for loss in losses {
+            let chosen: Bool
+            let what: String
+            if loss.code == Degradation.Code.sectionDropped {
+                chosen = loss.sectionID.flatMap { sections[$0] }?.compatibility.fallback == .drop
+                what = "section \(loss.sectionID ?? "?")"
+            } else {
+                chosen = loss.widgetID.flatMap { widgets[$0] }?.compatibility.fallback == .drop
+                what = "widget \(loss.widgetID ?? "?")\(loss.type.map { " (\($0))" } ?? "")"
+            }
+            guard !chosen else { continue }
+            record(
+                ViolationCode.contentLost, "capabilities", request: request,
+                message:
+                    "the declared client loses \(what) without a \"drop\" fallback: \(loss.reason)",
+                expected: "a fallback it renders, or \"fallback\": \"drop\" when losing it is acceptable",
+                actual: loss.code)
+        }
+    }
+}
