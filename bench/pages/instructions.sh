@@ -39,6 +39,7 @@ total_instructions() {
         --pages "$PAGES" --port "$PORT" >"$WORK/server.log" 2>"$WORK/valgrind.log" &
     local pid=$!
     for _ in $(seq 1 300); do curl -fs -o /dev/null "$BASE/healthz" && break; sleep 0.2; done
+    curl -fs -o /dev/null "$BASE/healthz" || { echo "$bin did not start:" >&2; tail -5 "$WORK/valgrind.log" >&2; exit 1; }
     : >"$WORK/urls"
     for _ in $(seq 1 "$count"); do echo "url = \"$url\"" >>"$WORK/urls"; echo "output = /dev/null" >>"$WORK/urls"; done
     if [ -n "$header" ]; then curl -s -H "$header" -K "$WORK/urls"; else curl -s -K "$WORK/urls"; fi
