@@ -74,8 +74,12 @@ public struct Router: HTTPResponder {
             .methodNotAllowed, code: "method_not_allowed", detail: "Allowed: \(allow)", headers: ["Allow": allow])
     }
 
+    /// The `/`-separated segments of `path`, split on its bytes: a parsed request path is ASCII (the parser rejects
+    /// anything else), and splitting its Characters costs several thousand instructions per request. (A non-ASCII
+    /// path built in code splits differently only where a `/` is part of a larger grapheme cluster, e.g. followed
+    /// by a combining mark.)
     private static func split(_ path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: false)
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     private static func match(_ pattern: [Segment], _ path: [Substring]) throws -> [String: String]? {

@@ -5,6 +5,10 @@
 #
 #   bench/pages/instructions.sh .build/release/flow-bff /tmp/base/.build/release/flow-bff
 #   N=2000 bench/pages/instructions.sh BIN...
+#   CONFIG=/tmp/base/config/production.json PAGES=/tmp/base/pages bench/pages/instructions.sh BIN...
+#
+# CONFIG and PAGES (default: this checkout's config/production.json and pages/) let an older binary, which may
+# reject newer configuration keys, be measured on the same files as the new one.
 #
 # Each binary serves the bundled pages with config/production.json (access log and metrics on), one event-loop
 # thread. For each request kind it runs the server twice under callgrind, once answering 100 requests and once
@@ -19,6 +23,8 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 KEY=bench-cursor-key-bench-cursor-key-0123456789
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 BASE="http://127.0.0.1:$PORT"
+CONFIG=${CONFIG:-$ROOT/config/production.json}
+PAGES=${PAGES:-$ROOT/pages}
 
 # valgrind 3.19 cannot read the DWARF of a Swift release binary; callgrind's totals need no debug info.
 stripped() { local copy; copy="$WORK/$(echo "$1" | tr '/' '_')"; [ -f "$copy" ] || strip -o "$copy" "$1"; echo "$copy"; }
@@ -29,10 +35,11 @@ total_instructions() {
     local out="$WORK/callgrind.out"
     rm -f "$out"
     FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_WORKERS=1 FLOW_BFF_LOGGING_ACCESS_LOG=true \
-        valgrind --tool=callgrind --callgrind-out-file="$out" "$(stripped "$bin")" serve --config "$ROOT/config/production.json" \
-        --pages "$ROOT/pages" --port "$PORT" >"$WORK/server.log" 2>"$WORK/valgrind.log" &
+        valgrind --tool=callgrind --callgrind-out-file="$out" "$(stripped "$bin")" serve --config "$CONFIG" \
+        --pages "$PAGES" --port "$PORT" >"$WORK/server.log" 2>"$WORK/valgrind.log" &
     local pid=$!
     for _ in $(seq 1 300); do curl -fs -o /dev/null "$BASE/healthz" && break; sleep 0.2; done
+    curl -fs -o /dev/null "$BASE/healthz" || { echo "$bin did not start:" >&2; tail -5 "$WORK/valgrind.log" >&2; exit 1; }
     : >"$WORK/urls"
     for _ in $(seq 1 "$count"); do echo "url = \"$url\"" >>"$WORK/urls"; echo "output = /dev/null" >>"$WORK/urls"; done
     if [ -n "$header" ]; then curl -s -H "$header" -K "$WORK/urls"; else curl -s -K "$WORK/urls"; fi
@@ -52,8 +59,8 @@ for kind in "first page|/v1/pages/feed|" "first page, gzip|/v1/pages/feed|Accept
         url="$BASE$path"
         if [ "$path" = NEXT ]; then
             # A chunk cursor as this binary issues it (same key, same pages → same postback).
-            FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_WORKERS=1 "$bin" serve --config "$ROOT/config/production.json" \
-                --pages "$ROOT/pages" --port "$PORT" >/dev/null 2>&1 &
+            FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_WORKERS=1 "$bin" serve --config "$CONFIG" \
+                --pages "$PAGES" --port "$PORT" >/dev/null 2>&1 &
             spid=$!
             for _ in $(seq 1 100); do curl -fs -o /dev/null "$BASE/healthz" && break; sleep 0.1; done
             postback=$(curl -s "$BASE/v1/pages/feed" | python3 -c 'import json,sys; print(json.load(sys.stdin)["page"]["pagination"]["postback"])')

@@ -7,7 +7,8 @@ import Synchronization
 struct AccessLogLine {
     var requestID: String
     var method: String
-    var path: String
+    /// The request target up to its `?`.
+    var path: Substring
     var route: String
     var status: Int
     var bytes: Int
@@ -37,7 +38,7 @@ struct AccessLogLine {
         line.append(contentsOf: String(micros / 1000).utf8)
         line.append(UInt8(ascii: "."))
         let fraction = String(micros % 1000)
-        line.append(contentsOf: String(repeating: "0", count: 3 - fraction.count).utf8)
+        line.append(contentsOf: String(repeating: "0", count: 3 - fraction.utf8.count).utf8)
         line.append(contentsOf: fraction.utf8)
         line.append(UInt8(ascii: "}"))
         return String(decoding: line, as: UTF8.self)

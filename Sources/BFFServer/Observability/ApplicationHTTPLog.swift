@@ -17,19 +17,22 @@ struct ApplicationHTTPLog: HTTPLogSink {
 
     func access(_ entry: HTTPAccessLogEntry) {
         // Answers HTTPCore made itself (malformed requests, a dropped promise) carry no context.
-        let route = entry.context?.route ?? "server"
+        let context = entry.context
+        let route = context?.route ?? "server"
         let seconds = Double(entry.durationNanoseconds) / 1e9
         metrics.record(route: route, status: entry.status, seconds: seconds)
         if accessLog {
+            // The target is ASCII (the parser rejects anything else): search its bytes, not its Characters, and
+            // keep the path a slice of it (no copy).
             let target = entry.target
-            let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+            let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
             log.sink.write(
                 AccessLogLine(
-                    requestID: entry.context?.requestID ?? "-", method: entry.method.rawValue, path: path,
+                    requestID: context?.requestID ?? "-", method: entry.method.rawValue, path: path,
                     route: route, status: entry.status, bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds
                 ).json)
         }
-        (entry.context?.extra as? any ResponseSentObserver)?.responseSent(entry)
+        (context?.extra as? any ResponseSentObserver)?.responseSent(entry)
         if forward.wantsAccessLog { forward.access(entry) }
     }
 

@@ -20,6 +20,6 @@ enum RequestID {
 
     static func hex(_ value: UInt64) -> String {
         let text = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
+        return String(repeating: "0", count: 16 - text.utf8.count) + text
     }
 }

@@ -53,6 +53,8 @@ struct CatalogLookup: PageLookup {
     {
         if let registration = application.providers.registration(for: pageID) { return .provider(registration) }
         let page = try snapshot.page(pageID)
+        // Most pages have no variants: skip decoding the query a second time for them.
+        guard !page.variants.isEmpty else { return .document(page) }
         return snapshot.variant(of: page, parameters: parameters(of: request)) ?? .document(page)
     }
 
