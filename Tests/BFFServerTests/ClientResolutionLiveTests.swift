@@ -90,7 +90,9 @@ import Testing
             let chunk = try PageDecoder().decodeNextPage(next.body).value
             #expect(!chunk.sections.isEmpty)
             #expect(CapabilityCheck.problems(in: chunk.sections, for: minimal.capabilities).isEmpty)
-            #expect(Degradation.list(inEnvelope: next.body).contains { $0.code == "widget_dropped" })
+            // Resolved for minimal, which has no product_card: the cards fell back to list_row.
+            #expect(Degradation.list(inEnvelope: next.body).contains { $0.code == "widget_generalized" })
+            #expect(chunk.sections.flatMap(\.widgets).allSatisfy { $0.type == "list_row" })
         }
     }
 
