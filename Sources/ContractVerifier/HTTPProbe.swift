@@ -62,12 +62,16 @@ final class HTTPProbe: Sendable {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` with `headers` set on top of its own.
-    func send(_ request: URLRequest, headers: [String: String] = [:]) async throws(TransportError) -> Response {
+    /// Sends `request` with `headers` set on top of its own, and without the fields named in `removing` (e.g. the
+    /// crawl's `X-Flow-Client`, to see the unresolved page).
+    func send(_ request: URLRequest, headers: [String: String] = [:], removing: [String] = [])
+        async throws(TransportError) -> Response
+    {
         var request = request
         request.timeoutInterval = timeout
         for (name, value) in self.headers { request.setValue(value, forHTTPHeaderField: name) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        for name in removing { request.setValue(nil, forHTTPHeaderField: name) }
         let data: Data
         let response: URLResponse
         do {

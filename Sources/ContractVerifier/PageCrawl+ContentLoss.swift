@@ -19,14 +19,9 @@ extension PageCrawl {
                 || ($0.code == Degradation.Code.sectionDropped && $0.reason != Degradation.emptiedSectionReason)
         }
         guard !losses.isEmpty else { return }
-        var headers = configuration.headers
-        for name in headers.keys where name.lowercased() == ClientCapabilities.headerName.lowercased() {
-            headers.removeValue(forKey: name)
-        }
-        var unresolvedRequest = urlRequest
-        unresolvedRequest.setValue(nil, forHTTPHeaderField: ClientCapabilities.headerName)
-        let unresolved = HTTPProbe(timeout: configuration.timeout, headers: headers)
-        guard let response = try? await unresolved.send(unresolvedRequest, headers: ["Accept-Encoding": "identity"]),
+        guard
+            let response = try? await probe.send(
+                urlRequest, headers: ["Accept-Encoding": "identity"], removing: [ClientCapabilities.headerName]),
             response.status == 200, let page = try? decoder.decodePage(response.body).value
         else { return }
         var widgets: [String: Widget] = [:]

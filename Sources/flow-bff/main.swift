@@ -33,15 +33,6 @@ let usage = """
       0 success, 1 errors in pages, 2 usage, configuration or address error.
     """
 
-/// 32 random hexadecimal digits.
-func randomToken() -> String {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<4).map { _ in
-        let hex = String(generator.next() as UInt32, radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
-    }.joined()
-}
-
 func fail(_ message: String, status: Int32 = 2) -> Never {
     FileHandle.standardError.write(Data("flow-bff: \(message)\n".utf8))
     exit(status)
@@ -92,7 +83,7 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     // `--dev`: requests through a container's port mapping or from a phone do not come from loopback, so the admin
     // API needs a token; one is made for this process unless the configuration has one.
     let generatedAdminToken = arguments.flags["dev"] != nil && configuration.mock.adminToken == nil
-    if generatedAdminToken { configuration.mock.adminToken = randomToken() }
+    if generatedAdminToken { configuration.mock.adminToken = BFFConfiguration.Mock.randomAdminToken() }
     let log = StandardOutputLogSink()
     let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
     printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)

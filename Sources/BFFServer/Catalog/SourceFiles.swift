@@ -67,31 +67,42 @@ struct SourceFiles: Sendable {
     /// The page file `name` holding `bytes` (read after its `stamp` was taken), decoded unless the previous load saw
     /// the same bytes.
     mutating func page(_ name: String, bytes: [UInt8], stamp: FileStamp?, expectedID: String) -> PageFile {
-        let digest = Crypto.sha256(bytes)
-        read.append(name)
-        if let entry = reusable[name], entry.digest == digest, case .page(let file) = entry.decoded {
-            entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: entry.decoded)
-            return file
+        let decoding = decode(name, bytes: bytes, stamp: stamp) { [defaults, catalog] in
+            .page(PageFile(bytes: bytes, file: name, expectedID: expectedID, defaults: defaults, catalog: catalog))
+        } reusing: {
+            if case .page = $0 { true } else { false }
         }
-        let file = PageFile(bytes: bytes, file: name, expectedID: expectedID, defaults: defaults, catalog: catalog)
-        entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: .page(file))
-        decoded.append(name)
+        guard case .page(let file) = decoding else { preconditionFailure("decoded as a page above") }
         return file
     }
 
     /// The scenario file `name` of page `pageID` holding `bytes` (read after its `stamp` was taken), decoded unless
     /// the previous load saw the same bytes.
     mutating func scenario(_ name: String, bytes: [UInt8], stamp: FileStamp?, pageID: String) -> ScenarioFile {
+        let decoding = decode(name, bytes: bytes, stamp: stamp) { [defaults, catalog] in
+            .scenario(ScenarioFile(bytes: bytes, file: name, pageID: pageID, defaults: defaults, catalog: catalog))
+        } reusing: {
+            if case .scenario = $0 { true } else { false }
+        }
+        guard case .scenario(let file) = decoding else { preconditionFailure("decoded as a scenario above") }
+        return file
+    }
+
+    /// Records the read of `name` and returns the previous load's decoding when the bytes are the same and it is
+    /// of the expected kind, else `make()`'s (counted as decoded).
+    private mutating func decode(
+        _ name: String, bytes: [UInt8], stamp: FileStamp?, make: () -> Decoded, reusing isExpected: (Decoded) -> Bool
+    ) -> Decoded {
         let digest = Crypto.sha256(bytes)
         read.append(name)
-        if let entry = reusable[name], entry.digest == digest, case .scenario(let file) = entry.decoded {
+        if let entry = reusable[name], entry.digest == digest, isExpected(entry.decoded) {
             entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: entry.decoded)
-            return file
+            return entry.decoded
         }
-        let file = ScenarioFile(bytes: bytes, file: name, pageID: pageID, defaults: defaults, catalog: catalog)
-        entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: .scenario(file))
+        let result = make()
+        entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: result)
         decoded.append(name)
-        return file
+        return result
     }
 
     /// Ends the load: drops what the previous load held and this one did not reuse.

@@ -25,6 +25,9 @@ extension BFFConfiguration {
         /// Bytes of each request body the journal keeps (the rest is dropped and the entry flagged `bodyTruncated`).
         /// Default 16384.
         public var journalBodyBytes = 16_384
+        /// A new random token (32 hexadecimal digits from libcrypto), for `serve --dev` when none is configured.
+        public static func randomAdminToken() -> String { Crypto.hex(Crypto.randomBytes(16)) }
+
         /// When set, `/__admin` also answers non-loopback peers that send `Authorization: Bearer <token>`.
         /// Default none (loopback only).
         public var adminToken: String? = nil
