@@ -115,6 +115,7 @@ extension Connection {
         if chunked { output.append(StatusLines.chunked) }
         if gzip { output.append(StatusLines.gzip) }
         if vary { output.append(StatusLines.vary) }
+        if let block = response.headerBlock { output.append(block.bytes) }
         for field in response.headers { appendUserField(field) }
         if info.version.minor >= 1 {
             if !keepAlive { output.append(StatusLines.close) }
@@ -134,7 +135,7 @@ extension Connection {
                     method: info.method, target: info.target, version: info.version, status: status.code,
                     bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                     durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
-                    context: response.logContext))
+                    context: response.logContext, loop: loop.index))
         }
 
         if let stream {
@@ -156,25 +157,15 @@ extension Connection {
         return (headLength, bodyLength)
     }
 
-    /// Appends a user header unless the server manages it or it is malformed.
+    /// Appends a user header unless the server manages it or it is malformed (``HTTPHeaderBlock``'s rules).
     private func appendUserField(_ field: HTTPFields.Field) {
-        let name = field.name
-        switch name.utf8.count {
-        case 4 where name.asciiCaseInsensitiveEquals("date"): return
-        case 10 where name.asciiCaseInsensitiveEquals("connection"): return
-        case 14 where name.asciiCaseInsensitiveEquals("content-length"): return
-        case 17 where name.asciiCaseInsensitiveEquals("transfer-encoding"): return
-        default: break
-        }
-        guard !name.isEmpty, name.utf8.allSatisfy(Byte.isTChar),
-            field.value.utf8.allSatisfy({ ($0 >= 0x20 || $0 == Byte.tab) && $0 != 0x7F })
-        else {
-            loop.logger.error("dropped malformed response header field \(name.debugDescription)")
+        switch HTTPHeaderBlock.writability(field) {
+        case .writable:
+            output.withArena { HTTPHeaderBlock.append(field, to: &$0) }
+        case .managed:
             return
+        case .malformed:
+            loop.logger.error("dropped malformed response header field \(field.name.debugDescription)")
         }
-        output.append(name)
-        output.append(": ")
-        output.append(field.value)
-        output.append(StatusLines.crlf)
     }
 }

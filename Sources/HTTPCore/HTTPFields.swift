@@ -109,17 +109,17 @@ extension StringProtocol {
     /// ASCII case-insensitive comparison without allocating.
     @inlinable
     func asciiCaseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
-        var lhs = utf8.makeIterator()
-        var rhs = other.utf8.makeIterator()
-        while true {
-            let left = lhs.next()
-            let right = rhs.next()
-            guard let left, let right else { return left == nil && right == nil }
-            if left != right && asciiLower(left) != asciiLower(right) { return false }
+        guard utf8.count == other.utf8.count else { return false }
+        let contiguous = utf8.withContiguousStorageIfAvailable { lhs in
+            other.utf8.withContiguousStorageIfAvailable { rhs in lhs.asciiCaseInsensitiveEquals(rhs) }
         }
+        if let contiguous, let contiguous { return contiguous }
+        for (left, right) in zip(utf8, other.utf8) where left != right && asciiLower(left) != asciiLower(right) {
+            return false
+        }
+        return true
     }
 
-    /// Removes leading and trailing spaces and tabs (HTTP optional whitespace).
     func trimmingOWS() -> Substring {
         let string = Substring(self)
         var start = string.startIndex
@@ -131,5 +131,24 @@ extension StringProtocol {
             end = before
         }
         return string[start..<end]
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Byte-wise ASCII case-insensitive equality.
+    @inlinable
+    func asciiCaseInsensitiveEquals(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        for index in 0..<count where self[index] != other[index] && asciiLower(self[index]) != asciiLower(other[index])
+        {
+            return false
+        }
+        return true
+    }
+
+    /// Equality with an ASCII literal, ignoring case.
+    @inlinable
+    func asciiCaseInsensitiveEquals(_ other: StaticString) -> Bool {
+        other.withUTF8Buffer { asciiCaseInsensitiveEquals($0) }
     }
 }

@@ -22,6 +22,9 @@ public struct HTTPAccessLogEntry: Sendable {
     /// The responder's ``HTTPResponse/logContext``; `nil` for answers the server made itself (malformed requests,
     /// handler failures).
     public var context: HTTPLogContext?
+    /// The index of the event loop that wrote the response (0 to `workers - 1`). Entries with one index are
+    /// reported from one thread, so a sink can keep per-loop counters without contention.
+    public var loop: Int = 0
 }
 
 /// What a responder attaches to a response for the access log: it travels with the response inside the server and

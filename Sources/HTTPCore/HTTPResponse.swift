@@ -9,6 +9,9 @@ public struct HTTPResponse: Sendable {
     public var body: Body
     /// What the responder tells the access log about this response (route, request id); never sent.
     public var logContext: HTTPLogContext?
+    /// Fields serialized in advance, written after the body's own fields and before ``headers`` (for fields that
+    /// are the same on many responses; a field must not be in both).
+    public var headerBlock: HTTPHeaderBlock?
 
     /// The body kinds.
     public enum Body: Sendable {

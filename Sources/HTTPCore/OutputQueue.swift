@@ -33,7 +33,7 @@ struct OutputQueue {
 
     mutating func append(_ string: String) {
         let start = arena.count
-        arena.append(contentsOf: string.utf8)
+        ByteFormatting.append(string, to: &arena)
         extendArena(from: start)
     }
 
@@ -54,6 +54,13 @@ struct OutputQueue {
     mutating func appendHex(_ value: Int) {
         let start = arena.count
         ByteFormatting.appendHex(value, to: &arena)
+        extendArena(from: start)
+    }
+
+    /// Lets `write` append to the arena directly: one bookkeeping step for several appends.
+    mutating func withArena(_ write: (inout [UInt8]) -> Void) {
+        let start = arena.count
+        write(&arena)
         extendArena(from: start)
     }
 
@@ -209,8 +216,30 @@ struct OutputQueue {
     }
 }
 
-enum ByteFormatting {
-    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+/// ASCII number formatting straight into byte buffers (response heads, log lines): no intermediate `String`.
+public enum ByteFormatting {
+    /// Appends the string's UTF-8 bytes in one copy (`append(contentsOf: string.utf8)` goes through the generic
+    /// sequence path, byte by byte).
+    @inlinable
+    public static func append(_ string: String, to bytes: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends `value` in decimal, at least `minimumDigits` digits (zero-padded); negative values print as 0.
+    public static func appendDecimal(_ value: Int, minimumDigits: Int, to bytes: inout [UInt8]) {
+        var digits = 1
+        var limit = 10
+        while digits < 19 && value >= limit {
+            digits += 1
+            limit &*= 10
+        }
+        for _ in digits..<max(digits, minimumDigits) { bytes.append(0x30) }
+        appendDecimal(value, to: &bytes)
+    }
+
+    /// Appends `value` in decimal; negative values print as 0.
+    public static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
         if value < 10 {
             bytes.append(0x30 + UInt8(max(value, 0)))
             return

@@ -9,7 +9,7 @@ public struct Router: HTTPResponder {
     public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPReply
 
     private enum Segment: Sendable, Equatable {
-        case literal(String)
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -30,7 +30,7 @@ public struct Router: HTTPResponder {
             if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
                 return .parameter(String(segment.dropFirst().dropLast()))
             }
-            return .literal(String(segment))
+            return .literal(Array(segment.utf8))
         }
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             literalRoutes[pattern, default: [:]][method] = handler
@@ -54,15 +54,21 @@ public struct Router: HTTPResponder {
             allowed.formUnion(byMethod.keys)
         }
         if !parameterRoutes.isEmpty {
-            let pathSegments = Router.split(request.path)
-            for route in parameterRoutes where route.segments.count == pathSegments.count {
-                guard let parameters = try Router.match(route.segments, pathSegments) else { continue }
-                if route.method == request.method || (request.method == .head && route.method == .get) {
-                    var request = request
-                    request.pathParameters = parameters
-                    return try route.handler(request)
+            var path = request.path
+            let matched = try path.withUTF8 { path -> (Route, [String: String])? in
+                for route in parameterRoutes {
+                    guard let parameters = try Router.match(route.segments, path) else { continue }
+                    if route.method == request.method || (request.method == .head && route.method == .get) {
+                        return (route, parameters)
+                    }
+                    allowed.insert(route.method)
                 }
-                allowed.insert(route.method)
+                return nil
+            }
+            if let (route, parameters) = matched {
+                var request = request
+                request.pathParameters = parameters
+                return try route.handler(request)
             }
         }
         if allowed.isEmpty {
@@ -74,28 +80,35 @@ public struct Router: HTTPResponder {
             .methodNotAllowed, code: "method_not_allowed", detail: "Allowed: \(allow)", headers: ["Allow": allow])
     }
 
-    /// The `/`-separated segments of `path`, split on its bytes: a parsed request path is ASCII (the parser rejects
-    /// anything else), and splitting its Characters costs several thousand instructions per request. (A non-ASCII
-    /// path built in code splits differently only where a `/` is part of a larger grapheme cluster, e.g. followed
-    /// by a combining mark.)
+    /// The `/`-separated segments of a route pattern, split on its bytes like request paths are in ``match(_:_:)``.
     private static func split(_ path: String) -> [Substring] {
         path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
-    private static func match(_ pattern: [Segment], _ path: [Substring]) throws -> [String: String]? {
+    /// The path parameters when `path` (its bytes) has exactly the pattern's segments, else nil. Walks the bytes
+    /// once; nothing is allocated for a path that does not match.
+    private static func match(_ pattern: [Segment], _ path: UnsafeBufferPointer<UInt8>) throws -> [String: String]? {
         var parameters: [String: String] = [:]
-        for (segment, component) in zip(pattern, path) {
+        var start = 0
+        for (index, segment) in pattern.enumerated() {
+            guard start <= path.count else { return nil }
+            var end = start
+            while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+            let component = UnsafeBufferPointer(rebasing: path[start..<end])
             switch segment {
             case .literal(let literal):
-                if literal != component { return nil }
+                guard literal.elementsEqual(component) else { return nil }
             case .parameter(let name):
                 if component.isEmpty { return nil }
-                guard let decoded = PercentDecoding.decode(component) else {
+                guard let decoded = PercentDecoding.decode(String(decoding: component, as: UTF8.self)) else {
                     throw HTTPError(.badRequest, code: "invalid_path_encoding", detail: "Malformed percent-encoding")
                 }
                 parameters[name] = decoded
             }
+            // The last segment must end the path; every other one ends at a "/".
+            if index == pattern.count - 1 { return end == path.count ? parameters : nil }
+            start = end + 1
         }
-        return parameters
+        return nil
     }
 }

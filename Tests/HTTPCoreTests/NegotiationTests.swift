@@ -153,3 +153,25 @@ struct RouterTests {
         }
     }
 }
+
+@Suite struct HeaderBlockTests {
+    @Test func serializesWellFormedFieldsAndDropsManagedAndMalformedOnes() {
+        let block = HTTPHeaderBlock(
+            HTTPFields([
+                ("Cache-Control", "public, max-age=300"), ("content-length", "12"), ("Bad Name", "x"),
+                ("Vary", "X-Flow-Client"), ("X-Split", "a\r\nInjected: yes"), ("Date", "now"), ("X-Tab", "a\tb"),
+            ]))
+        #expect(
+            String(decoding: block.bytes, as: UTF8.self)
+                == "Cache-Control: public, max-age=300\r\nVary: X-Flow-Client\r\nX-Tab: a\tb\r\n")
+        #expect(block.droppedFieldNames == ["content-length", "Bad Name", "X-Split", "Date"])
+    }
+
+    @Test func caseInsensitiveComparisonChecksLengthAndBytes() {
+        #expect("Content-Length".asciiCaseInsensitiveEquals("content-length"))
+        #expect(!"Content-Length".asciiCaseInsensitiveEquals("content-lengths"))
+        #expect(!"Host".asciiCaseInsensitiveEquals("Hose"))
+        #expect("Host"[...].asciiCaseInsensitiveEquals("hOST"))
+        #expect("".asciiCaseInsensitiveEquals(""))
+    }
+}

@@ -61,12 +61,19 @@ extension CatalogPage {
     /// `Cache-Control`, `Vary` (the request headers resolution reads) and, for localized pages,
     /// `Content-Language`. Gzip's `Vary: Accept-Encoding` comes from the prepared body.
     func responseHeaders(locale: String?) -> HTTPFields {
-        guard let strings else {
-            return ["Cache-Control": cacheControl, "Vary": ClientCapabilities.headerName]
-        }
+        guard let strings else { return Self.plainHeaders(cacheControl) }
         return [
             "Cache-Control": cacheControl, "Vary": "\(ClientCapabilities.headerName), Accept-Language",
             "Content-Language": locale ?? strings.defaultLocale,
         ]
+    }
+
+    private static func plainHeaders(_ cacheControl: String) -> HTTPFields {
+        ["Cache-Control": cacheControl, "Vary": ClientCapabilities.headerName]
+    }
+
+    /// The headers of a page without strings, serialized; `nil` for a localized page.
+    static func headerBlock(_ cacheControl: String, _ strings: LocalizedStrings?) -> HTTPHeaderBlock? {
+        strings == nil ? HTTPHeaderBlock(plainHeaders(cacheControl)) : nil
     }
 }

@@ -1,3 +1,4 @@
+import HTTPCore
 import PageModel
 
 /// One servable page: the normalised document, its settings, its content version and the api actions it declares.
@@ -5,7 +6,7 @@ public struct CatalogPage: Sendable {
     public var page: PageModel
     /// Sections per chunk; 0 serves the whole page in the first response.
     public var pageSize: Int
-    public var cacheControl: String
+    public var cacheControl: String { didSet { headerBlock = Self.headerBlock(cacheControl, strings) } }
     /// Content version: the first 16 hex digits of the SHA-256 of the encoded page and its page size. Cursors bind
     /// it, so a cursor issued before an edit is answered with `cursor_expired`.
     public var version: String
@@ -14,7 +15,9 @@ public struct CatalogPage: Sendable {
     /// The file it came from, relative to the pages directory (empty for programmatic pages).
     public var file: String
     /// Localized strings for the page's `$l10n:` markers (`server.strings`), when it has any.
-    public var strings: LocalizedStrings?
+    public var strings: LocalizedStrings? { didSet { headerBlock = Self.headerBlock(cacheControl, strings) } }
+    /// ``responseHeaders(locale:)`` serialized once, for pages without strings (their headers never vary).
+    private(set) var headerBlock: HTTPHeaderBlock?
     /// Documents served instead of this one for matching query parameters (`server.variants`), first match wins.
     var variants: [PageVariant] = []
 
@@ -28,6 +31,7 @@ public struct CatalogPage: Sendable {
         self.actionNames = actionNames
         self.file = file
         self.strings = strings
+        headerBlock = Self.headerBlock(cacheControl, strings)
         var bytes = page.encoded()
         bytes.append(contentsOf: Array("|\(pageSize)".utf8))
         if let strings { bytes.append(contentsOf: strings.fingerprint) }

@@ -1,9 +1,13 @@
 import Foundation
+import HTTPCore
 import PageModel
 import Synchronization
 
 /// One structured access-log line, from what HTTPCore wrote:
 /// `{"time","requestID","method","path","route","status","bytes","gzip"?,"durationMs"}`.
+///
+/// Written straight into the sink's buffer (``BFFLogSink/writeLine(_:)``): no intermediate `String` per field or
+/// per line, and the timestamp's date part is formatted once a second.
 struct AccessLogLine {
     var requestID: String
     var method: String
@@ -15,56 +19,58 @@ struct AccessLogLine {
     var gzip: Bool
     var seconds: Double
 
-    var json: String {
-        var line: [UInt8] = []
-        line.reserveCapacity(240)
-        line.append(contentsOf: #"{"time":""#.utf8)
-        line.append(contentsOf: Self.timestamp().utf8)
-        line.append(contentsOf: #"","requestID":"#.utf8)
+    /// Appends the line (without its newline) to `line`.
+    func append(to line: inout [UInt8]) {
+        ByteFormatting.append(#"{"time":""#, to: &line)
+        Self.appendTimestamp(to: &line)
+        ByteFormatting.append(#"","requestID":"#, to: &line)
         JSONWriter.appendString(requestID, to: &line)
-        line.append(contentsOf: #","method":"#.utf8)
+        ByteFormatting.append(#","method":"#, to: &line)
         JSONWriter.appendString(method, to: &line)
-        line.append(contentsOf: #","path":"#.utf8)
+        ByteFormatting.append(#","path":"#, to: &line)
         JSONWriter.appendString(path, to: &line)
-        line.append(contentsOf: #","route":"#.utf8)
+        ByteFormatting.append(#","route":"#, to: &line)
         JSONWriter.appendString(route, to: &line)
-        line.append(contentsOf: #","status":"#.utf8)
-        line.append(contentsOf: String(status).utf8)
-        line.append(contentsOf: #","bytes":"#.utf8)
-        line.append(contentsOf: String(bytes).utf8)
-        if gzip { line.append(contentsOf: #","gzip":true"#.utf8) }
-        line.append(contentsOf: #","durationMs":"#.utf8)
+        ByteFormatting.append(#","status":"#, to: &line)
+        ByteFormatting.appendDecimal(status, to: &line)
+        ByteFormatting.append(#","bytes":"#, to: &line)
+        ByteFormatting.appendDecimal(bytes, to: &line)
+        if gzip { ByteFormatting.append(#","gzip":true"#, to: &line) }
+        ByteFormatting.append(#","durationMs":"#, to: &line)
         let micros = Int(seconds * 1_000_000)
-        line.append(contentsOf: String(micros / 1000).utf8)
+        ByteFormatting.appendDecimal(micros / 1000, to: &line)
         line.append(UInt8(ascii: "."))
-        let fraction = String(micros % 1000)
-        line.append(contentsOf: String(repeating: "0", count: 3 - fraction.utf8.count).utf8)
-        line.append(contentsOf: fraction.utf8)
+        ByteFormatting.appendDecimal(micros % 1000, minimumDigits: 3, to: &line)
         line.append(UInt8(ascii: "}"))
-        return String(decoding: line, as: UTF8.self)
     }
 
-    /// The formatted second, cached: formatting a date per request would cost more than the rest of the line.
-    static let second = Mutex<(seconds: Int, text: String)>((-1, ""))
+    /// The formatted second (`2026-11-29T20:19:20.`), cached: formatting a date per request would cost more than
+    /// the rest of the line.
+    static let second = Mutex<(seconds: Int, prefix: [UInt8])>((-1, []))
 
-    /// `2026-11-29T20:19:20.123Z`.
-    static func timestamp() -> String {
+    /// Appends `2026-11-29T20:19:20.123Z`.
+    static func appendTimestamp(to line: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let millis = Int(now.tv_nsec / 1_000_000)
-        let prefix = second.withLock { cached -> String in
-            if cached.seconds == now.tv_sec { return cached.text }
-            var time = tm()
-            var seconds = now.tv_sec
-            gmtime_r(&seconds, &time)
-            func pad(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
-            cached = (
-                now.tv_sec,
-                "\(time.tm_year + 1900)-\(pad(time.tm_mon + 1))-\(pad(time.tm_mday))T\(pad(time.tm_hour)):"
-                    + "\(pad(time.tm_min)):\(pad(time.tm_sec))."
-            )
-            return cached.text
+        second.withLock { cached in
+            if cached.seconds != now.tv_sec {
+                var time = tm()
+                var seconds = now.tv_sec
+                gmtime_r(&seconds, &time)
+                var prefix: [UInt8] = []
+                prefix.reserveCapacity(20)
+                for (value, digits, separator) in [
+                    (time.tm_year + 1900, 4, "-"), (time.tm_mon + 1, 2, "-"), (time.tm_mday, 2, "T"),
+                    (time.tm_hour, 2, ":"), (time.tm_min, 2, ":"), (time.tm_sec, 2, "."),
+                ] as [(Int32, Int, Unicode.Scalar)] {
+                    ByteFormatting.appendDecimal(Int(value), minimumDigits: digits, to: &prefix)
+                    prefix.append(UInt8(ascii: separator))
+                }
+                cached = (now.tv_sec, prefix)
+            }
+            line.append(contentsOf: cached.prefix)
         }
-        return prefix + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) + "Z"
+        ByteFormatting.appendDecimal(Int(now.tv_nsec / 1_000_000), minimumDigits: 3, to: &line)
+        line.append(UInt8(ascii: "Z"))
     }
 }

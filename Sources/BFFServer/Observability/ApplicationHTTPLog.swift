@@ -17,22 +17,28 @@ struct ApplicationHTTPLog: HTTPLogSink {
 
     func access(_ entry: HTTPAccessLogEntry) {
         // Answers HTTPCore made itself (malformed requests, a dropped promise) carry no context.
-        let context = entry.context
-        let route = context?.route ?? "server"
+        let route: String
+        let requestID: String
+        let extra: (any Sendable)?
+        if let context = entry.context {
+            (route, requestID, extra) = (context.route, context.requestID, context.extra)
+        } else {
+            (route, requestID, extra) = ("server", "-", nil)
+        }
         let seconds = Double(entry.durationNanoseconds) / 1e9
-        metrics.record(route: route, status: entry.status, seconds: seconds)
+        metrics.record(route: route, status: entry.status, seconds: seconds, loop: entry.loop)
         if accessLog {
             // The target is ASCII (the parser rejects anything else): search its bytes, not its Characters, and
             // keep the path a slice of it (no copy).
-            let target = entry.target
-            let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-            log.sink.write(
-                AccessLogLine(
-                    requestID: context?.requestID ?? "-", method: entry.method.rawValue, path: path,
-                    route: route, status: entry.status, bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds
-                ).json)
+            var target = entry.target
+            let query = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
+            let path = query.map { target.utf8.prefix($0) }.map(Substring.init) ?? target[...]
+            let line = AccessLogLine(
+                requestID: requestID, method: entry.method.rawValue, path: path, route: route, status: entry.status,
+                bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds)
+            log.sink.writeLine(line.append(to:))
         }
-        (context?.extra as? any ResponseSentObserver)?.responseSent(entry)
+        if let extra { (extra as? any ResponseSentObserver)?.responseSent(entry) }
         if forward.wantsAccessLog { forward.access(entry) }
     }
 

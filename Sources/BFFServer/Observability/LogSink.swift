@@ -7,6 +7,17 @@ import Synchronization
 /// ``MemoryLogSink``.
 public protocol BFFLogSink: Sendable {
     func write(_ line: String)
+    /// Writes one line that `build` appends to a byte buffer (UTF-8, without the newline). Sinks that buffer
+    /// bytes let `build` write into their buffer directly, so a line costs no intermediate `String`.
+    func writeLine(_ build: (inout [UInt8]) -> Void)
+}
+
+extension BFFLogSink {
+    public func writeLine(_ build: (inout [UInt8]) -> Void) {
+        var line: [UInt8] = []
+        build(&line)
+        write(String(decoding: line, as: UTF8.self))
+    }
 }
 
 /// Buffers lines and writes them to standard output in batches (at 32 KiB, every 200 ms, and on ``flush()``), so
@@ -26,8 +37,12 @@ public final class StandardOutputLogSink: BFFLogSink, @unchecked Sendable {
     deinit { timer.cancel() }
 
     public func write(_ line: String) {
+        writeLine { $0.append(contentsOf: line.utf8) }
+    }
+
+    public func writeLine(_ build: (inout [UInt8]) -> Void) {
         let full = buffer.withLock { buffer -> Bool in
-            buffer.append(contentsOf: line.utf8)
+            build(&buffer)
             buffer.append(UInt8(ascii: "\n"))
             return buffer.count >= 32_768
         }

@@ -6,36 +6,65 @@ final class Metrics: Sendable {
     /// Upper bounds of the latency histogram, in seconds.
     static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
-    private struct RouteStatus: Hashable {
-        var route: String
-        var status: Int
+    /// One route's counters: requests by status and the latency histogram.
+    private struct RouteCounters {
+        var statuses: [Int: UInt64] = [:]
+        var histogram = Histogram()
+
+        mutating func record(status: Int, seconds: Double) {
+            statuses[status, default: 0] += 1
+            histogram.record(seconds)
+        }
+
+        mutating func merge(_ other: RouteCounters) {
+            statuses.merge(other.statuses, uniquingKeysWith: +)
+            histogram.merge(other.histogram)
+        }
     }
 
     private struct Histogram {
         var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
         var count: UInt64 = 0
         var sum = 0.0
+
+        mutating func record(_ seconds: Double) {
+            var index = 0
+            while index < Metrics.buckets.count && seconds > Metrics.buckets[index] { index += 1 }
+            if index < counts.count { counts[index] += 1 }
+            count += 1
+            sum += seconds
+        }
+
+        mutating func merge(_ other: Histogram) {
+            for index in counts.indices { counts[index] += other.counts[index] }
+            count += other.count
+            sum += other.sum
+        }
+    }
+
+    /// One event loop's request counters. Only that loop's thread records into it, so its lock is uncontended
+    /// (a scrape takes it briefly); the shards are merged when `/metrics` is rendered.
+    private final class Shard: Sendable {
+        let routes = Mutex<[String: RouteCounters]>([:])
     }
 
     private struct State {
-        var requests: [RouteStatus: UInt64] = [:]
-        var latency: [String: Histogram] = [:]
         var catalogVersion = ""
         var catalogErrors = 0
         var reloads: UInt64 = 0
     }
 
+    /// Shards by event-loop index (modulo their count; requests recorded off a loop use shard 0).
+    private let shards: [Shard] = (0..<Metrics.shardCount).map { _ in Shard() }
+    private static let shardCount = 64
     private let state = Mutex(State())
+    /// Requests being handled now.
     let inFlight = Atomic<Int>(0)
 
-    func record(route: String, status: Int, seconds: Double) {
-        state.withLock { state in
-            state.requests[RouteStatus(route: route, status: status), default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            if let index = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { histogram.counts[index] += 1 }
-            histogram.count += 1
-            histogram.sum += seconds
-            state.latency[route] = histogram
+    /// Counts one answered request of `route` with `status`, taking `seconds`, on event loop `loop`.
+    func record(route: String, status: Int, seconds: Double, loop: Int = 0) {
+        shards[loop & (Metrics.shardCount - 1)].routes.withLock { routes in
+            routes[route, default: RouteCounters()].record(status: status, seconds: seconds)
         }
     }
 
@@ -50,17 +79,25 @@ final class Metrics: Sendable {
     /// The Prometheus text exposition format (version 0.0.4).
     func render(openConnections: Int) -> String {
         let state = state.withLock { $0 }
+        var routes: [String: RouteCounters] = [:]
+        for shard in shards {
+            for (route, counters) in shard.routes.withLock({ $0 }) {
+                routes[route, default: RouteCounters()].merge(counters)
+            }
+        }
         var lines: [String] = []
         lines.append("# HELP flow_bff_requests_total Requests answered, by route and status.")
         lines.append("# TYPE flow_bff_requests_total counter")
-        for key in state.requests.keys.sorted(by: { ($0.route, $0.status) < ($1.route, $1.status) }) {
-            lines.append(
-                "flow_bff_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(state.requests[key]!)")
+        for route in routes.keys.sorted() {
+            let statuses = routes[route]!.statuses
+            for status in statuses.keys.sorted() {
+                lines.append("flow_bff_requests_total{route=\"\(route)\",status=\"\(status)\"} \(statuses[status]!)")
+            }
         }
         lines.append("# HELP flow_bff_request_duration_seconds Time from a complete request to its response.")
         lines.append("# TYPE flow_bff_request_duration_seconds histogram")
-        for route in state.latency.keys.sorted() {
-            let histogram = state.latency[route]!
+        for route in routes.keys.sorted() {
+            let histogram = routes[route]!.histogram
             var cumulative: UInt64 = 0
             for (index, bound) in Metrics.buckets.enumerated() {
                 cumulative += histogram.counts[index]

@@ -76,6 +76,11 @@ extension BFFApplication {
             }
         }
         guard let body else { throw ProblemDetails.invalidCursor("the postback points past the end of the page") }
+        if headers.isEmpty, let block = page.headerBlock {
+            var response = HTTPResponse.prepared(body)
+            response.headerBlock = block
+            return response
+        }
         var fields = page.responseHeaders(locale: key.locale)
         for field in headers { fields.set(field.name, field.value) }
         return .prepared(body, headers: fields)
