@@ -40,6 +40,8 @@ extension Connection {
     /// Returns the head and body byte counts queued.
     @discardableResult
     func send(_ response: HTTPResponse, _ info: RequestInfo) -> (head: Int, body: Int) {
+        // One strong reference for the whole call: every use of the `unowned` property would check and retain.
+        let loop = self.loop
         var keepAlive = info.keepAlive && !loop.draining
         let isHead = info.method == .head
         var status = response.status
@@ -102,35 +104,50 @@ extension Connection {
             }
         }
 
+        // The whole head goes into the output arena in one step.
         let before = output.pendingBytes
-        output.append(StatusLines.line(for: status))
-        output.append(loop.date.line)
-        if !loop.serverLine.isEmpty { output.append(loop.serverLine) }
-        if let preparedHead { output.append(preparedHead) }
-        if let contentLength {
-            output.append(StatusLines.contentLength)
-            output.appendDecimal(contentLength)
-            output.append(StatusLines.crlf)
+        let dateLine = loop.date.line
+        let serverLine = loop.serverLine
+        var malformed: [String] = []
+        output.withArena { head in
+            head.append(contentsOf: StatusLines.line(for: status))
+            head.append(contentsOf: dateLine)
+            head.append(contentsOf: serverLine)
+            if let preparedHead { head.append(contentsOf: preparedHead) }
+            if let contentLength {
+                head.append(contentsOf: StatusLines.contentLength)
+                ByteFormatting.appendDecimal(contentLength, to: &head)
+                head.append(contentsOf: StatusLines.crlf)
+            }
+            if chunked { head.append(contentsOf: StatusLines.chunked) }
+            if gzip { head.append(contentsOf: StatusLines.gzip) }
+            if vary { head.append(contentsOf: StatusLines.vary) }
+            if let block = response.headerBlock { head.append(contentsOf: block.bytes) }
+            // User fields, unless the server manages them or they are malformed (HTTPHeaderBlock's rules).
+            for field in response.headers {
+                switch HTTPHeaderBlock.writability(field) {
+                case .writable: HTTPHeaderBlock.append(field, to: &head)
+                case .managed: break
+                case .malformed: malformed.append(field.name)
+                }
+            }
+            if info.version.minor >= 1 {
+                if !keepAlive { head.append(contentsOf: StatusLines.close) }
+            } else if keepAlive {
+                head.append(contentsOf: StatusLines.keepAlive)
+            }
+            head.append(contentsOf: StatusLines.crlf)
         }
-        if chunked { output.append(StatusLines.chunked) }
-        if gzip { output.append(StatusLines.gzip) }
-        if vary { output.append(StatusLines.vary) }
-        if let block = response.headerBlock { output.append(block.bytes) }
-        for field in response.headers { appendUserField(field) }
-        if info.version.minor >= 1 {
-            if !keepAlive { output.append(StatusLines.close) }
-        } else if keepAlive {
-            output.append(StatusLines.keepAlive)
-        }
-        output.append(StatusLines.crlf)
+        for name in malformed { loop.logger.error("dropped malformed response header field \(name.debugDescription)") }
         let headLength = output.pendingBytes - before
         if let storageBody { output.append(storageBody) }
         if let bytesBody { output.append(bytesBody) }
         let bodyLength = output.pendingBytes - before - headLength
 
         loop.served.add(1, ordering: .relaxed)
-        if loop.logger.wantsAccessLog {
-            loop.logger.access(
+        let logger = loop.logger
+        if logger.wantsAccessLog {
+            logger.access(
                 HTTPAccessLogEntry(
                     method: info.method, target: info.target, version: info.version, status: status.code,
                     bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
@@ -146,7 +163,6 @@ extension Connection {
             streamChunked = chunked
             let sequence = self.sequence
             let bound = LoopBound(value: self)
-            let loop = self.loop
             let writer = HTTPBodyWriter { action in
                 loop.execute { bound.value.streamAction(sequence, action) }
             }
@@ -155,17 +171,5 @@ extension Connection {
             phase = .closing
         }
         return (headLength, bodyLength)
-    }
-
-    /// Appends a user header unless the server manages it or it is malformed (``HTTPHeaderBlock``'s rules).
-    private func appendUserField(_ field: HTTPFields.Field) {
-        switch HTTPHeaderBlock.writability(field) {
-        case .writable:
-            output.withArena { HTTPHeaderBlock.append(field, to: &$0) }
-        case .managed:
-            return
-        case .malformed:
-            loop.logger.error("dropped malformed response header field \(field.name.debugDescription)")
-        }
     }
 }

@@ -142,6 +142,12 @@ enum HeadParser {
         var question = -1
         while index < lineEnd && p[index] != Byte.space {
             let byte = p[index]
+            // Fast path: '&' through '~' except '?' need no check (letters, digits, '/', '=', '-', '.', '_' …);
+            // the space, controls, '#', '%', '?' and non-ASCII bytes take the checks below.
+            if byte > Byte.percent && byte < 0x7F && byte != Byte.question {
+                index += 1
+                continue
+            }
             if byte <= 0x20 || byte >= 0x7F { throw byte == Byte.cr ? .bareCR : .invalidTarget }
             if byte == Byte.hash { throw .invalidTarget }
             if byte == Byte.question && question < 0 { question = index }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A complete HTTP request: head plus the whole (de-chunked) body.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
@@ -51,13 +57,17 @@ public struct HTTPRequest: Sendable {
     /// The first query item named `name`, decoded. Scans the raw bytes and decodes only the value it returns.
     public func queryItem(_ name: String) -> String? {
         var found: String?
-        let wanted = Array(name.utf8)
-        forEachQueryItem { key, value in
-            let matches =
-                key.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-                ? PercentDecoding.decodeQueryComponent(key) == name : key.elementsEqual(wanted)
-            if matches { found = PercentDecoding.decodeQueryComponent(value) }
-            return matches
+        var name = name
+        name.withUTF8 { wanted in
+            forEachQueryItem { key, value in
+                let matches =
+                    key.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                    ? PercentDecoding.decodeQueryComponent(key).utf8.elementsEqual(wanted)
+                    : key.count == wanted.count
+                        && (key.isEmpty || memcmp(key.baseAddress!, wanted.baseAddress!, key.count) == 0)
+                if matches { found = PercentDecoding.decodeQueryComponent(value) }
+                return matches
+            }
         }
         return found
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Routes requests by method and path pattern to handlers.
 ///
 /// Patterns are `/`-separated segments; a segment `{name}` captures one non-empty path segment into
@@ -97,7 +103,10 @@ public struct Router: HTTPResponder {
             let component = UnsafeBufferPointer(rebasing: path[start..<end])
             switch segment {
             case .literal(let literal):
-                guard literal.elementsEqual(component) else { return nil }
+                guard literal.count == component.count,
+                    literal.isEmpty
+                        || literal.withUnsafeBytes({ memcmp($0.baseAddress!, component.baseAddress!, $0.count) }) == 0
+                else { return nil }
             case .parameter(let name):
                 if component.isEmpty { return nil }
                 guard let decoded = PercentDecoding.decode(String(decoding: component, as: UTF8.self)) else {

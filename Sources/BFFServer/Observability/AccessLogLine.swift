@@ -19,24 +19,35 @@ struct AccessLogLine {
     var gzip: Bool
     var seconds: Double
 
+    // The keys, as bytes once (appending an array is a copy; appending a string's UTF-8 view walks it).
+    private static let timeKey = Array(#"{"time":""#.utf8)
+    private static let requestIDKey = Array(#"","requestID":"#.utf8)
+    private static let methodKey = Array(#","method":"#.utf8)
+    private static let pathKey = Array(#","path":"#.utf8)
+    private static let routeKey = Array(#","route":"#.utf8)
+    private static let statusKey = Array(#","status":"#.utf8)
+    private static let bytesKey = Array(#","bytes":"#.utf8)
+    private static let gzipTrue = Array(#","gzip":true"#.utf8)
+    private static let durationKey = Array(#","durationMs":"#.utf8)
+
     /// Appends the line (without its newline) to `line`.
     func append(to line: inout [UInt8]) {
-        ByteFormatting.append(#"{"time":""#, to: &line)
+        line.append(contentsOf: Self.timeKey)
         Self.appendTimestamp(to: &line)
-        ByteFormatting.append(#"","requestID":"#, to: &line)
+        line.append(contentsOf: Self.requestIDKey)
         JSONWriter.appendString(requestID, to: &line)
-        ByteFormatting.append(#","method":"#, to: &line)
+        line.append(contentsOf: Self.methodKey)
         JSONWriter.appendString(method, to: &line)
-        ByteFormatting.append(#","path":"#, to: &line)
+        line.append(contentsOf: Self.pathKey)
         JSONWriter.appendString(path, to: &line)
-        ByteFormatting.append(#","route":"#, to: &line)
+        line.append(contentsOf: Self.routeKey)
         JSONWriter.appendString(route, to: &line)
-        ByteFormatting.append(#","status":"#, to: &line)
+        line.append(contentsOf: Self.statusKey)
         ByteFormatting.appendDecimal(status, to: &line)
-        ByteFormatting.append(#","bytes":"#, to: &line)
+        line.append(contentsOf: Self.bytesKey)
         ByteFormatting.appendDecimal(bytes, to: &line)
-        if gzip { ByteFormatting.append(#","gzip":true"#, to: &line) }
-        ByteFormatting.append(#","durationMs":"#, to: &line)
+        if gzip { line.append(contentsOf: Self.gzipTrue) }
+        line.append(contentsOf: Self.durationKey)
         let micros = Int(seconds * 1_000_000)
         ByteFormatting.appendDecimal(micros / 1000, to: &line)
         line.append(UInt8(ascii: "."))
