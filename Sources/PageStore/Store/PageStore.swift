@@ -261,7 +261,7 @@ public final class PageStore {
         _page = nil
         _state = .loading
         _diagnostics = []
-        let accepted = appendNextPage(token: token, decoded)
+        let accepted = lifecycle.nextPageSucceeded(token: token, decoded)
         // A chunk only appends sections, sets the pagination and adds findings: equal counts mean unchanged.
         let document = lifecycle.page
         if document?.sections.count == sections, document?.pagination == pagination {
