@@ -82,12 +82,13 @@ extension PageCrawl {
     func followPagination(_ store: PageStore, log: DiagnosticLog, check: String) async {
         var seen: Set<String> = []
         var chunks = 0
-        while let page = store.peek(\.page), page.hasMore, let postback = page.pagination?.postback,
+        // Scalars only between chunks, as in `paginate`: the store appends in place when nothing else holds the page.
+        while store.peek(\.page?.hasMore) == true, let postback = store.peek(\.page?.pagination?.postback),
             seen.insert(postback).inserted, chunks < configuration.maximumChunks
         {
             let request = loader.describe(PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback)))
             let before = log.count
-            let sectionsBefore = page.sections.count
+            let sectionsBefore = store.peek(\.page?.sections.count) ?? 0
             await store.loadNextPage()
             chunks += 1
             if let error = store.peek(\.paginationStatus.error) {
@@ -97,7 +98,7 @@ extension PageCrawl {
                 return
             }
             record(log.since(before), check: check, request: request)
-            let arrived = store.peek(\.page).map { $0.sections.dropFirst(sectionsBefore) } ?? []
+            let arrived = store.peek(\.page).map { Array($0.sections.dropFirst(sectionsBefore)) } ?? []
             lint(chunk: arrived, check: check, request: request)
             links.append(contentsOf: DocumentScan(widgets: arrived.flatMap(\.widgets)).links)
         }

@@ -12,7 +12,7 @@ extension PageCrawl {
     }
 
     /// Lints the sections a chunk brought, at their positions in the chunk (`/sections/0/…`).
-    func lint(chunk sections: ArraySlice<Section>, check: String, request: String) {
+    func lint(chunk sections: [Section], check: String, request: String) {
         for (offset, section) in sections.enumerated() {
             record(
                 Self.validator.validate(section, at: JSONPointer.root / "sections" / offset), check: check,

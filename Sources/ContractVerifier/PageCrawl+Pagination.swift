@@ -22,8 +22,10 @@ extension PageCrawl {
         var seenPostbacks: Set<String> = []
         var diagnosticsSeen = log.count
         var chunks = 0
-        while let page = store.peek(\.page), page.hasMore {
-            guard let postback = page.pagination?.postback else {
+        // Only scalars of the document are read between chunks: holding the document across `loadNextPage()` would
+        // make the store copy every section to append a chunk.
+        while store.peek(\.page?.hasMore) == true {
+            guard let postback = store.peek(\.page?.pagination?.postback) else {
                 record(
                     ViolationCode.paginationNotTerminated, "pagination", request: describeLastRequest(),
                     path: "/pagination", message: "hasMore is true but there is no postback to continue with")
@@ -47,7 +49,7 @@ extension PageCrawl {
             let request = PageRequest(pageID: target.pageID, kind: .nextPage(postback: postback))
             let requestText = loader.describe(request)
             if chunks == 0 { await checkTamperedPostback(postback) }
-            let sectionsBefore = page.sections.count
+            let sectionsBefore = store.peek(\.page?.sections.count) ?? 0
             await store.loadNextPage()
             chunks += 1
             if chunks % VerifierProgress.chunkInterval == 0 {
@@ -58,7 +60,7 @@ extension PageCrawl {
                 break
             }
             record(log.since(diagnosticsSeen), check: "pagination", request: requestText)
-            let arrived = store.peek(\.page).map { $0.sections.dropFirst(sectionsBefore) } ?? []
+            let arrived = store.peek(\.page).map { Array($0.sections.dropFirst(sectionsBefore)) } ?? []
             lint(chunk: arrived, check: "pagination", request: requestText)
             if let bytes = loader.takeNextPageBytes() {
                 await checkReplay(request, original: bytes)
@@ -79,6 +81,7 @@ extension PageCrawl {
                     at: chunks, widgets: DocumentScan(widgets: widgets).apiActions, store: store, log: log)
             }
             diagnosticsSeen = log.count
+            log.forget(before: diagnosticsSeen)
         }
         report.cursors = chunks
         if chunks > 0 { begin("lifecycle") }

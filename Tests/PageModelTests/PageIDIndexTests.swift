@@ -32,3 +32,27 @@ import Testing
         #expect(plainDiagnostics.filter { $0.code == "duplicate_id" }.count == 5)
     }
 }
+
+/// ``PageModel/append(_:diagnostics:index:)`` is ``PageModel/appending(_:diagnostics:index:)`` in place.
+@Suite struct PageAppendInPlaceTests {
+    @Test func appendingInPlaceMatchesAppendingAndKeepsTheSectionStorage() {
+        let first = PageModel(id: "p", sections: [Section(id: "a", widgets: [Widget(id: "w.a", type: "divider")])])
+        let chunk = PageIDIndexTests.chunk(["b", "a"], widget: "w.")
+        var copyIndex = PageIDIndex(first)
+        var copyDiagnostics: [Diagnostic] = []
+        let appended = first.appending(chunk, diagnostics: &copyDiagnostics, index: &copyIndex)
+
+        var page = first
+        page.sections.reserveCapacity(8)
+        let storage = page.sections.withUnsafeBufferPointer { $0.baseAddress }
+        var index = PageIDIndex(first)
+        var diagnostics: [Diagnostic] = []
+        page.append(chunk, diagnostics: &diagnostics, index: &index)
+
+        #expect(page == appended)
+        #expect(diagnostics == copyDiagnostics)
+        #expect(page.sections.map(\.id) == ["a", "b", "a#2"])
+        #expect(page.sections.withUnsafeBufferPointer { $0.baseAddress } == storage)
+        #expect(first.sections.map(\.id) == ["a"])
+    }
+}

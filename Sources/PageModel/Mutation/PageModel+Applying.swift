@@ -67,6 +67,15 @@ extension PageModel {
     /// - Parameter index: ``PageIDIndex`` of exactly this document; updated to index the result.
     public func appending(_ next: NextPage, diagnostics: inout [Diagnostic], index: inout PageIDIndex) -> PageModel {
         var page = self
+        page.append(next, diagnostics: &diagnostics, index: &index)
+        return page
+    }
+
+    /// ``appending(_:diagnostics:index:)`` in place: when this document's storage is not shared, the chunk's
+    /// sections are appended to it without copying the sections already there (amortized cost of the chunk).
+    ///
+    /// - Parameter index: ``PageIDIndex`` of exactly this document; updated to index the result.
+    public mutating func append(_ next: NextPage, diagnostics: inout [Diagnostic], index: inout PageIDIndex) {
         var renamed: [String: String] = [:]
         let offset = sections.count
         let arriving = next.sections.map { GeneratedID.rebase($0, sectionOffset: offset, renamed: &renamed) }
@@ -77,11 +86,10 @@ extension PageModel {
                 }
             }
         }
-        page.sections.append(
+        sections.append(
             contentsOf: Self.adopt(
                 arriving, sectionIDs: &index.sectionIDs, widgetIDs: &index.widgetIDs, diagnostics: &diagnostics))
-        page.pagination = next.pagination
-        return page
+        pagination = next.pagination
     }
 
     static func notFound(_ id: String, _ type: String) -> ContractError {

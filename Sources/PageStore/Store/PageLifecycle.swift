@@ -119,11 +119,19 @@ public struct PageLifecycle: Sendable, Hashable {
         guard token == paginationToken, isLoadingMore else { return false }
         isLoadingMore = false
         paginationStatus.succeed()
-        guard let current = page, state.showsDocument else { return true }
+        guard var document = page, state.showsDocument else { return true }
+        let wasLoaded = state.loadedPage != nil
+        // `page` and `state` hold the document too: let go of them so that, when nobody else holds it (the store
+        // lets go of its copies first), the chunk is appended in place rather than to a copy of every section.
+        page = nil
+        state = .loading
         var found = decoded.diagnostics
-        var index = idIndex.index ?? PageIDIndex(current)
+        var index = idIndex.index ?? PageIDIndex(document)
         idIndex.index = nil  // the index is moved, not copied, into the append
-        accept(current.appending(decoded.value, diagnostics: &found, index: &index))
+        document.append(decoded.value, diagnostics: &found, index: &index)
+        page = document
+        // Appending adds widgets and removes none: a loaded document stays loaded without counting them again.
+        state = wasLoaded ? .loaded(document) : PageState(accepting: document)
         idIndex.index = index
         diagnostics += found
         arrivedDiagnostics = found

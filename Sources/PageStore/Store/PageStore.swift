@@ -237,13 +237,39 @@ public final class PageStore {
                     try decoder.decodeNextPage(bytes)
                 }
                 // The lifecycle appends to the document as it is now, not to a copy captured before the await.
-                accepted = lifecycle.nextPageSucceeded(token: token, decoded)
+                accepted = appendNextPage(token: token, decoded)
             } catch {
                 lifecycle.nextPageFailed(token: token, PageLoadError(error))
             }
             publish()
             if accepted { reportArrivedDiagnostics() }
         }
+    }
+
+    /// Hands a decoded chunk to the lifecycle with the store's own references to the shown document and its
+    /// findings let go first, so that copy-on-write appends the chunk in place: the cost of a chunk is the chunk,
+    /// not the document (a reader still holding the old document gets a copy made, and keeps its value).
+    ///
+    /// The backing storage is cleared without notifying: ``publish()`` runs right after, on the main actor, and
+    /// assigns (and notifies) what changed; what did not change is put back here, silently, as it was.
+    private func appendNextPage(token: Int, _ decoded: Decoded<NextPage>) -> Bool {
+        guard _state.loadedPage != nil, let sections = _page?.sections.count else {
+            return lifecycle.nextPageSucceeded(token: token, decoded)
+        }
+        let pagination = _page?.pagination
+        let findings = _diagnostics.count
+        _page = nil
+        _state = .loading
+        _diagnostics = []
+        let accepted = lifecycle.nextPageSucceeded(token: token, decoded)
+        // A chunk only appends sections, sets the pagination and adds findings: equal counts mean unchanged.
+        let document = lifecycle.page
+        if document?.sections.count == sections, document?.pagination == pagination {
+            _page = document
+            _state = lifecycle.state
+        }
+        if lifecycle.diagnostics.count == findings { _diagnostics = lifecycle.diagnostics }
+        return accepted
     }
 
     /// Runs `decode` in a detached task, off the main actor, after telling `willDecode`.
