@@ -240,24 +240,17 @@ public enum ByteFormatting {
 
     /// Appends `value` in decimal; negative values print as 0.
     public static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 10 {
+        guard value >= 10 else {
             bytes.append(0x30 + UInt8(max(value, 0)))
             return
         }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var divisor = 10
+        while divisor <= value / 10 { divisor &*= 10 }
         var remaining = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while remaining > 0 {
-                buffer[19 - count] = 0x30 + UInt8(remaining % 10)
-                remaining /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+        while divisor > 0 {
+            bytes.append(0x30 + UInt8(truncatingIfNeeded: remaining / divisor))
+            remaining %= divisor
+            divisor /= 10
         }
     }
 
