@@ -61,7 +61,7 @@ public struct HTTPRequest: Sendable {
         name.withUTF8 { wanted in
             forEachQueryItem { key, value in
                 let matches =
-                    key.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                    PercentDecoding.needsDecoding(key)
                     ? PercentDecoding.decodeQueryComponent(key).utf8.elementsEqual(wanted)
                     : key.count == wanted.count
                         && (key.isEmpty || memcmp(key.baseAddress!, wanted.baseAddress!, key.count) == 0)
@@ -79,11 +79,9 @@ public struct HTTPRequest: Sendable {
         query.withUTF8 { bytes in
             var start = 0
             while start < bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+                let end = PercentDecoding.index(of: UInt8(ascii: "&"), in: bytes, from: start, to: bytes.count)
                 if end > start {
-                    var equals = start
-                    while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                    let equals = PercentDecoding.index(of: UInt8(ascii: "="), in: bytes, from: start, to: end)
                     let name = UnsafeBufferPointer(rebasing: bytes[start..<equals])
                     let value = UnsafeBufferPointer(rebasing: bytes[min(equals + 1, end)..<end])
                     if body(name, value) { return }
@@ -170,11 +168,24 @@ public enum PercentDecoding {
 
     /// A query name or value: `+` is a space; a malformed escape or invalid UTF-8 leaves the text as sent.
     static func decodeQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        if !needsDecoding(bytes) { return String(decoding: bytes, as: UTF8.self) }
         let text = String(decoding: bytes, as: UTF8.self)
         return decode(text, plusAsSpace: true) ?? text
+    }
+
+    /// Whether a query component holds a `%` escape or a `+` (memchr: vectorised, unlike a byte loop).
+    static func needsDecoding(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+        return memchr(base, Int32(UInt8(ascii: "%")), bytes.count) != nil
+            || memchr(base, Int32(UInt8(ascii: "+")), bytes.count) != nil
+    }
+
+    /// The index of the first `byte` in `bytes[start..<end]`, or `end`.
+    static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+        guard start < end, let base = bytes.baseAddress,
+            let found = memchr(base + start, Int32(byte), end - start)
+        else { return end }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     @inline(__always)

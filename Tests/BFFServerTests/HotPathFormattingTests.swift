@@ -59,6 +59,14 @@ import Testing
         #expect(RequestID.accept("") != "")
     }
 
+    @Test func postbackKeysCompareWholeTextsThoughTheyHashTheirTails() {
+        let one = PostbackKey(text: "eyJwIjoiYSJ9.SAME-TAIL")
+        let other = PostbackKey(text: "eyJwIjoiYiJ9.SAME-TAIL")
+        #expect(one != other)
+        #expect(one.hashValue == other.hashValue, "only the signature's last 8 bytes are hashed")
+        #expect(Set([one, other, PostbackKey(text: "eyJwIjoiYSJ9.SAME-TAIL"), PostbackKey(text: "x")]).count == 3)
+    }
+
     @Test func metricsFromSeveralLoopsAreMergedOnScrape() {
         let metrics = Metrics()
         metrics.record(route: "page", status: 200, seconds: 0.0004, loop: 0)

@@ -15,7 +15,7 @@ public final class BFFApplication: HTTPResponder {
     let cursors: CursorCodec
     let metrics = Metrics()
     /// Postbacks whose signature already verified (a popular cursor costs a lookup, not an HMAC).
-    let verifiedCursors = BoundedCache<String, Cursor>(capacity: 8_192)
+    let verifiedCursors = BoundedCache<PostbackKey, Cursor>(capacity: 8_192)
     /// Encoded and gzipped envelopes by content version, position, parameters and client variant.
     let representations = BoundedCache<RepresentationKey, PreparedBody>(capacity: 4_096)
     /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.

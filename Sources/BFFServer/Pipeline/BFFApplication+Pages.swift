@@ -107,7 +107,8 @@ extension BFFApplication {
         }
         let cursor: Cursor
         do {
-            cursor = try verifiedCursors.value(for: postback) { () throws(CursorError) in try cursors.decode(postback)
+            cursor = try verifiedCursors.value(for: PostbackKey(text: postback)) { () throws(CursorError) in
+                try cursors.decode(postback)
             }!
         } catch {
             throw ProblemDetails.invalidCursor(error.reason)
