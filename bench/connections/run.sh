@@ -11,15 +11,18 @@
 # (connect + request + full response). Reports the server's RSS before, with the idle connections open, and after
 # the probes, and the probes' p50 / p99 / max. Targets (issue 19): RSS ≤ 256 MB with 10,000 idle connections, and
 # a new request answered within 10 ms (p99). Exit status 1 when a target is missed or a connection fails.
+# Before that, the RSS under load (issue 19: ≤ 64 MB with the bundled pages): wrk with 64 connections on the feed's
+# first page and a next chunk, plain and gzip, LOAD_SECONDS (default 5) each; the server's peak RSS (VmHWM) after it.
 # FLOW_BFF_SERVER_EVENT_LOOP=dispatch measures the portable event loop instead of epoll.
 set -euo pipefail
 
 CONNECTIONS=${CONNECTIONS:-10000}
+LOAD_SECONDS=${LOAD_SECONDS:-5}
 PROBES=${PROBES:-200}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KEY=bench-cursor-key-bench-cursor-key-0123456789
 
-for tool in python3 curl; do command -v $tool >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
+for tool in python3 curl wrk; do command -v $tool >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
 need=$((CONNECTIONS + 100))
 if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$need" ]; then
     echo "needs $need open files per process; the hard limit is $(ulimit -Hn)" >&2
@@ -44,6 +47,18 @@ for _ in $(seq 1 100); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/readyz" 
 curl -fs -o /dev/null "http://127.0.0.1:$PORT/readyz" || { cat "$WORK/server.err" >&2; exit 1; }
 
 status=0
+base="http://127.0.0.1:$PORT"
+postback=$(curl -fs "$base/v1/pages/feed" | python3 -c 'import json,sys; print(json.load(sys.stdin)["page"]["pagination"]["postback"])')
+for target in /v1/pages/feed "/v1/pages/feed/next?postback=$postback"; do
+    for header in "Accept-Encoding: identity" "Accept-Encoding: gzip"; do
+        wrk -t1 -c64 -d"${LOAD_SECONDS}s" -H "$header" "$base$target" >"$WORK/wrk.txt"
+        grep -q "Non-2xx" "$WORK/wrk.txt" && { echo "non-2xx answers under load:" >&2; cat "$WORK/wrk.txt" >&2; status=1; }
+    done
+done
+peak=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$server/status")
+echo "server RSS under 64-connection load (first page and next chunk, plain and gzip, ${LOAD_SECONDS}s each): peak $peak MB (target ≤ 64 MB)"
+awk -v peak="$peak" 'BEGIN { exit !(peak > 64) }' && status=1
+
 python3 - "$PORT" "$server" "$CONNECTIONS" "$PROBES" <<'PY' || status=$?
 import resource, selectors, socket, statistics, sys, time
 
@@ -106,7 +121,7 @@ for s in sockets:
         pass
 p50 = statistics.median(latencies) * 1000
 p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
-print(f"server RSS: {before:.1f} MB at start, {warm:.1f} MB warm, {idle:.1f} MB with {count} idle keep-alive "
+print(f"server RSS: {before:.1f} MB after the load, {warm:.1f} MB warm, {idle:.1f} MB with {count} idle keep-alive "
       f"connections (opened in {open_seconds:.1f} s), {after:.1f} MB after the probes")
 print(f"new-connection requests for the feed with {count} idle connections open: {probes} probes, "
       f"p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {latencies[-1] * 1000:.2f} ms")
