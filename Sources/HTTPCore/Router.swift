@@ -91,33 +91,53 @@ public struct Router: HTTPResponder {
         path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
-    /// The path parameters when `path` (its bytes) has exactly the pattern's segments, else nil. Walks the bytes
-    /// once; nothing is allocated for a path that does not match.
+    /// The path parameters when `path` (its bytes) has exactly the pattern's segments, else nil. The structure is
+    /// checked first without decoding or allocating anything; only a matching path's parameters are decoded.
     private static func match(_ pattern: [Segment], _ path: UnsafeBufferPointer<UInt8>) throws -> [String: String]? {
+        guard matches(pattern, path) else { return nil }
         var parameters: [String: String] = [:]
         var start = 0
+        for segment in pattern {
+            let end = segmentEnd(path, from: start)
+            if case .parameter(let name) = segment {
+                let component = UnsafeBufferPointer(rebasing: path[start..<end])
+                guard let decoded = PercentDecoding.decode(String(decoding: component, as: UTF8.self)) else {
+                    throw HTTPError(.badRequest, code: "invalid_path_encoding", detail: "Malformed percent-encoding")
+                }
+                parameters[name] = decoded
+            }
+            start = end + 1
+        }
+        return parameters
+    }
+
+    /// Whether `path` has the pattern's segments: equal literals, non-empty parameters, nothing left over.
+    private static func matches(_ pattern: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
         for (index, segment) in pattern.enumerated() {
-            guard start <= path.count else { return nil }
-            var end = start
-            while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+            guard start <= path.count else { return false }
+            let end = segmentEnd(path, from: start)
             let component = UnsafeBufferPointer(rebasing: path[start..<end])
             switch segment {
             case .literal(let literal):
                 guard literal.count == component.count,
                     literal.isEmpty
                         || literal.withUnsafeBytes({ memcmp($0.baseAddress!, component.baseAddress!, $0.count) }) == 0
-                else { return nil }
-            case .parameter(let name):
-                if component.isEmpty { return nil }
-                guard let decoded = PercentDecoding.decode(String(decoding: component, as: UTF8.self)) else {
-                    throw HTTPError(.badRequest, code: "invalid_path_encoding", detail: "Malformed percent-encoding")
-                }
-                parameters[name] = decoded
+                else { return false }
+            case .parameter:
+                if component.isEmpty { return false }
             }
             // The last segment must end the path; every other one ends at a "/".
-            if index == pattern.count - 1 { return end == path.count ? parameters : nil }
+            if index == pattern.count - 1 { return end == path.count }
             start = end + 1
         }
-        return nil
+        return false
+    }
+
+    /// The end of the segment starting at `start`: the next "/" or the end of the path.
+    private static func segmentEnd(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var end = start
+        while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+        return end
     }
 }
