@@ -131,23 +131,28 @@ extension WidgetTypeSpec {
     /// Checks `content` against this type's fields. Returns the first problem as a diagnostic (an invalid widget
     /// becomes one placeholder, so one diagnostic is enough to explain it), or `nil` when the content is valid.
     public func check(content: JSONValue, at path: JSONPointer, widgetID: String) -> Diagnostic? {
+        check(content: content, at: .pointer(path), widgetID: widgetID)
+    }
+
+    /// ``check(content:at:widgetID:)`` with the path built only for a problem (the decoder's hot path).
+    func check(content: JSONValue, at path: LazyPointer, widgetID: String) -> Diagnostic? {
         guard case .object(let object) = content else {
             return .error(
-                "invalid_content", path, widgetID: widgetID,
+                "invalid_content", path.pointer, widgetID: widgetID,
                 "\(type) content must be an object, found \(content.typeName)")
         }
         for field in fields {
             guard let value = object[field.name], !value.isNull else {
                 if field.isRequired {
                     return .error(
-                        "invalid_content", path / field.name, widgetID: widgetID,
+                        "invalid_content", path.pointer / field.name, widgetID: widgetID,
                         "\(type) requires content field \"\(field.name)\" (\(field.kind.rawValue))")
                 }
                 continue
             }
             if !field.kind.accepts(value) {
                 return .error(
-                    "invalid_content", path / field.name, widgetID: widgetID,
+                    "invalid_content", path.pointer / field.name, widgetID: widgetID,
                     "\(type).\(field.name) must be \(field.kind.rawValue), found \(value.typeName)")
             }
         }

@@ -1,6 +1,6 @@
 extension DecodingContext {
-    mutating func actionResponse(_ object: JSONObject, at path: JSONPointer) throws(ContractError) -> ActionResponse {
-        documentRoot = path
+    mutating func actionResponse(_ object: JSONObject, at path: LazyPointer) throws(ContractError) -> ActionResponse {
+        documentRoot = path.pointer
         var response = ActionResponse()
         if let mutations = object["mutations"], !mutations.isNull {
             for (index, element) in try array(mutations, at: path / "mutations").enumerated() {
@@ -21,14 +21,14 @@ extension DecodingContext {
 
     /// One mutation. A missing required member throws (a half-understood mutation must not be applied); an
     /// unknown mutation type is skipped with an `unknown_mutation_type` warning.
-    mutating func mutation(_ value: JSONValue, at path: JSONPointer) throws(ContractError) -> PageMutation? {
+    mutating func mutation(_ value: JSONValue, at path: LazyPointer) throws(ContractError) -> PageMutation? {
         let object = try self.object(value, at: path)
         let type = try string(object["type"], at: path / "type")
         let root = documentRoot
         defer { documentRoot = root }
         switch type {
         case MutationType.replacePage:
-            guard let page = object["page"] else { throw Self.missing(path / "page", "object") }
+            guard let page = object["page"] else { throw Self.missing(path.pointer / "page", "object") }
             return .replacePage(try self.page(page, at: path / "page"))
         case MutationType.appendSections, MutationType.prependSections:
             // Rooted at the response (`section@mutations.2.sections.0`), never at the mutation: a mutation-relative
@@ -43,8 +43,8 @@ extension DecodingContext {
             return type == MutationType.appendSections ? .appendSections(sections) : .prependSections(sections)
         case MutationType.replaceWidget:
             let id = try string(object["id"], at: path / "id")
-            guard let widgetValue = object["widget"] else { throw Self.missing(path / "widget", "object") }
-            documentRoot = path
+            guard let widgetValue = object["widget"] else { throw Self.missing(path.pointer / "widget", "object") }
+            documentRoot = path.pointer
             var widgetObject = try self.object(widgetValue, at: path / "widget")
             if widgetObject["id"]?.isNull ?? true { widgetObject["id"] = .string(id) }
             // An object always decodes to a widget (problems inside it are diagnostics).
@@ -54,7 +54,7 @@ extension DecodingContext {
             return .removeWidget(id: try string(object["id"], at: path / "id"))
         default:
             diagnostics.append(
-                .warning("unknown_mutation_type", path / "type", "unknown mutation type \"\(type)\"; skipped"))
+                .warning("unknown_mutation_type", path.pointer / "type", "unknown mutation type \"\(type)\"; skipped"))
             return nil
         }
     }

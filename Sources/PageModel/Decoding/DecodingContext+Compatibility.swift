@@ -4,7 +4,7 @@ extension DecodingContext {
     static let compatibilityKeys = ["minAppVersion", "requires", "fallback"]
 
     mutating func compatibility(
-        _ object: JSONObject, at path: JSONPointer, widgetID: String, isSection: Bool
+        _ object: JSONObject, at path: LazyPointer, widgetID: String, isSection: Bool
     ) -> Compatibility {
         var result = Compatibility()
         guard object["minAppVersion"] != nil || object["requires"] != nil || object["fallback"] != nil else {
@@ -12,7 +12,7 @@ extension DecodingContext {
         }
         func problem(_ key: String, _ message: String) {
             diagnostics.append(
-                .error("invalid_compatibility", path / key, widgetID: isSection ? nil : widgetID, message))
+                .error("invalid_compatibility", path.pointer / key, widgetID: isSection ? nil : widgetID, message))
         }
         switch object["minAppVersion"] {
         case nil, .null?: break
@@ -49,11 +49,10 @@ extension DecodingContext {
             problem("requires", "requires is an array of strings, found \(other.typeName)")
         }
         guard let fallback = object["fallback"], !fallback.isNull else { return result }
-        let fallbackPath = path / "fallback"
         if fallback.stringValue == "drop" {
             result.fallback = .drop
         } else if !isSection, let replacement = fallback["widget"] {
-            if var widget = self.widget(replacement, at: fallbackPath / "widget") {
+            if var widget = self.widget(replacement, at: path / "fallback" / "widget") {
                 if widget.isGeneratedID {
                     widget.id = widgetID
                     widget.isGeneratedID = false
@@ -69,7 +68,7 @@ extension DecodingContext {
                     "category is one of \(GenericCategory.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         } else if isSection, let replacement = fallback["section"] {
-            if let section = try? self.section(replacement, at: fallbackPath / "section") {
+            if let section = try? self.section(replacement, at: path / "fallback" / "section") {
                 result.fallback = .section(section)
             } else {
                 problem("fallback/section", "the fallback section must be a section object")

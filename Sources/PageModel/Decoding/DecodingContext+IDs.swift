@@ -15,6 +15,11 @@ struct UniqueIDs {
 
     init() {}
 
+    /// An empty set with room for `capacity` ids.
+    init(minimumCapacity capacity: Int) {
+        used = Set(minimumCapacity: capacity)
+    }
+
     init(_ ids: some Sequence<String>) {
         used = Set(ids)
     }
@@ -34,18 +39,11 @@ struct UniqueIDs {
     func contains(_ id: String) -> Bool { used.contains(id) }
 }
 
-protocol Identified {
-    var id: String { get set }
-}
-
-extension Widget: Identified {}
-extension Section: Identified {}
-
 extension DecodingContext {
-    mutating func normalizeIDs(_ page: inout PageModel, at path: JSONPointer) {
-        var sectionIDs = UniqueIDs()
+    mutating func normalizeIDs(_ page: inout PageModel, at path: LazyPointer) {
+        var sectionIDs = UniqueIDs(minimumCapacity: page.sections.count)
         dedupe(&page.sections, at: path / "sections", using: &sectionIDs)
-        var widgetIDs = UniqueIDs()
+        var widgetIDs = UniqueIDs(minimumCapacity: page.topLevelWidgetCount)
         dedupe(&page.header, at: path / "header", using: &widgetIDs)
         for index in page.sections.indices {
             dedupe(&page.sections[index].widgets, at: path / "sections" / index / "widgets", using: &widgetIDs)
@@ -53,24 +51,36 @@ extension DecodingContext {
         dedupe(&page.footer, at: path / "footer", using: &widgetIDs)
     }
 
-    /// Renames duplicates in `items` against `ids`, reporting each rename; recurses into widget children with a
-    /// fresh sibling scope.
-    mutating func dedupe<Item: Identified>(_ items: inout [Item], at path: JSONPointer, using ids: inout UniqueIDs) {
-        for index in items.indices {
-            let original = items[index].id
-            let claimed = ids.claim(original)
-            if claimed != original {
-                items[index].id = claimed
-                diagnostics.append(
-                    .error(
-                        "duplicate_id", path / index / "id", widgetID: items[index] is Widget ? claimed : nil,
-                        "id \"\(original)\" is already used in this scope; renamed to \"\(claimed)\""))
-            }
-            if var widget = items[index] as? Widget, !widget.children.isEmpty {
+    /// Renames duplicate section ids against `ids`, reporting each rename.
+    mutating func dedupe(_ sections: inout [Section], at path: LazyPointer, using ids: inout UniqueIDs) {
+        for index in sections.indices {
+            claim(&sections[index].id, at: path, index, isWidget: false, using: &ids)
+        }
+    }
+
+    /// Renames duplicate widget ids against `ids`, reporting each rename; recurses into each widget's children
+    /// (in place, right after the widget itself) with a fresh sibling scope.
+    mutating func dedupe(_ widgets: inout [Widget], at path: LazyPointer, using ids: inout UniqueIDs) {
+        for index in widgets.indices {
+            claim(&widgets[index].id, at: path, index, isWidget: true, using: &ids)
+            if !widgets[index].children.isEmpty {
                 var siblings = UniqueIDs()
-                dedupe(&widget.children, at: path / index / "children", using: &siblings)
-                items[index] = widget as! Item
+                dedupe(&widgets[index].children, at: path / index / "children", using: &siblings)
             }
         }
+    }
+
+    /// Claims `id` (the item at `path/index`) in `ids`, renaming it and reporting a `duplicate_id` when taken.
+    mutating func claim(
+        _ id: inout String, at path: LazyPointer, _ index: Int, isWidget: Bool, using ids: inout UniqueIDs
+    ) {
+        let original = id
+        let claimed = ids.claim(original)
+        guard claimed != original else { return }
+        id = claimed
+        diagnostics.append(
+            .error(
+                "duplicate_id", path.pointer / index / "id", widgetID: isWidget ? claimed : nil,
+                "id \"\(original)\" is already used in this scope; renamed to \"\(claimed)\""))
     }
 }

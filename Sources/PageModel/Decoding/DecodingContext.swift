@@ -11,25 +11,25 @@ struct DecodingContext {
 
     // MARK: Structural readers (throw: a broken envelope cannot be recovered)
 
-    func object(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> JSONObject {
-        guard let value else { throw Self.missing(path, "object") }
-        guard case .object(let object) = value else { throw Self.mismatch(path, "object", value) }
+    func object(_ value: JSONValue?, at path: LazyPointer) throws(ContractError) -> JSONObject {
+        guard let value else { throw Self.missing(path.pointer, "object") }
+        guard case .object(let object) = value else { throw Self.mismatch(path.pointer, "object", value) }
         return object
     }
 
-    func array(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> [JSONValue] {
-        guard let value else { throw Self.missing(path, "array") }
-        guard case .array(let array) = value else { throw Self.mismatch(path, "array", value) }
+    func array(_ value: JSONValue?, at path: LazyPointer) throws(ContractError) -> [JSONValue] {
+        guard let value else { throw Self.missing(path.pointer, "array") }
+        guard case .array(let array) = value else { throw Self.mismatch(path.pointer, "array", value) }
         return array
     }
 
-    func string(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> String {
-        guard let value else { throw Self.missing(path, "string") }
-        guard case .string(let string) = value else { throw Self.mismatch(path, "string", value) }
+    func string(_ value: JSONValue?, at path: LazyPointer) throws(ContractError) -> String {
+        guard let value else { throw Self.missing(path.pointer, "string") }
+        guard case .string(let string) = value else { throw Self.mismatch(path.pointer, "string", value) }
         return string
     }
 
-    func optionalString(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> String? {
+    func optionalString(_ value: JSONValue?, at path: LazyPointer) throws(ContractError) -> String? {
         guard let value, !value.isNull else { return nil }
         return try string(value, at: path)
     }
@@ -50,12 +50,13 @@ struct DecodingContext {
 
     // MARK: Page
 
-    mutating func page(_ value: JSONValue, at path: JSONPointer) throws(ContractError) -> PageModel {
-        documentRoot = path
+    mutating func page(_ value: JSONValue, at path: LazyPointer) throws(ContractError) -> PageModel {
+        documentRoot = path.pointer
         let object = try self.object(value, at: path)
         let id = try string(object["id"], at: path / "id")
         guard !id.isEmpty else {
-            throw ContractError(code: "invalid_envelope", path: path / "id", message: "page id must not be empty")
+            throw ContractError(
+                code: "invalid_envelope", path: path.pointer / "id", message: "page id must not be empty")
         }
         var page = PageModel(id: id)
         page.title = try optionalString(object["title"], at: path / "title")
@@ -67,21 +68,22 @@ struct DecodingContext {
         return page
     }
 
-    mutating func pagination(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> Pagination? {
+    mutating func pagination(_ value: JSONValue?, at path: LazyPointer) throws(ContractError) -> Pagination? {
         guard let value, !value.isNull else { return nil }
         let object = try self.object(value, at: path)
-        guard let hasMore = object["hasMore"] else { throw Self.missing(path / "hasMore", "boolean") }
-        guard case .bool(var more) = hasMore else { throw Self.mismatch(path / "hasMore", "boolean", hasMore) }
+        guard let hasMore = object["hasMore"] else { throw Self.missing(path.pointer / "hasMore", "boolean") }
+        guard case .bool(var more) = hasMore else { throw Self.mismatch(path.pointer / "hasMore", "boolean", hasMore) }
         let postback = try optionalString(object["postback"], at: path / "postback")
         if more, postback?.isEmpty ?? true {
             diagnostics.append(
-                .error("missing_postback", path / "postback", "hasMore is true but there is no postback; no more"))
+                .error(
+                    "missing_postback", path.pointer / "postback", "hasMore is true but there is no postback; no more"))
             more = false
         }
         return Pagination(hasMore: more, postback: postback)
     }
 
-    mutating func sections(_ value: JSONValue?, at path: JSONPointer) throws(ContractError) -> [Section] {
+    mutating func sections(_ value: JSONValue?, at path: LazyPointer) throws(ContractError) -> [Section] {
         let elements = try array(value, at: path)
         var sections: [Section] = []
         sections.reserveCapacity(elements.count)
@@ -91,7 +93,7 @@ struct DecodingContext {
         return sections
     }
 
-    mutating func section(_ value: JSONValue, at path: JSONPointer) throws(ContractError) -> Section {
+    mutating func section(_ value: JSONValue, at path: LazyPointer) throws(ContractError) -> Section {
         let object = try self.object(value, at: path)
         let (id, generated) = identifier(object["id"], at: path, prefix: "section")
         let title = try optionalString(object["title"], at: path / "title")
@@ -103,7 +105,7 @@ struct DecodingContext {
 
     // MARK: Widgets (lenient: problems become diagnostics)
 
-    mutating func widgets(_ value: JSONValue?, at path: JSONPointer) throws(ContractError)
+    mutating func widgets(_ value: JSONValue?, at path: LazyPointer) throws(ContractError)
         -> [Widget]
     {
         guard let value, !value.isNull else { return [] }
@@ -117,26 +119,27 @@ struct DecodingContext {
     }
 
     /// The backend id when it is a non-empty string, else `prefix@codingPath`.
-    mutating func identifier(_ value: JSONValue?, at path: JSONPointer, prefix: String) -> (String, Bool) {
+    mutating func identifier(_ value: JSONValue?, at path: LazyPointer, prefix: String) -> (String, Bool) {
         if case .string(let id)? = value, !id.isEmpty { return (id, false) }
         if let value, !value.isNull {
             diagnostics.append(
                 .warning(
-                    "invalid_id", path / "id",
+                    "invalid_id", path.pointer / "id",
                     "id must be a non-empty string, found \(value.typeName); a generated id is used"))
         }
-        return (prefix + "@" + codingPath(path), true)
+        return (prefix + "@" + codingPath(path.pointer), true)
     }
 
-    mutating func widget(_ value: JSONValue, at path: JSONPointer) -> Widget? {
+    mutating func widget(_ value: JSONValue, at path: LazyPointer) -> Widget? {
         guard case .object(let object) = value else {
-            diagnostics.append(.error("invalid_widget", path, "a widget must be an object, found \(value.typeName)"))
+            diagnostics.append(
+                .error("invalid_widget", path.pointer, "a widget must be an object, found \(value.typeName)"))
             return nil
         }
         guard case .string(let type)? = object["type"], !type.isEmpty else {
             let (id, generated) = identifier(object["id"], at: path, prefix: "widget")
             diagnostics.append(
-                .error("invalid_widget", path / "type", widgetID: id, "a widget needs a non-empty string type"))
+                .error("invalid_widget", path.pointer / "type", widgetID: id, "a widget needs a non-empty string type"))
             return Widget(
                 id: id, type: "", content: object["content"] ?? .object(JSONObject()),
                 rendering: .placeholder(code: "invalid_widget"), isGeneratedID: generated)
@@ -151,7 +154,7 @@ struct DecodingContext {
             }
         } else {
             diagnostics.append(
-                .warning("unknown_widget_type", path / "type", widgetID: id, "unknown widget type \"\(type)\""))
+                .warning("unknown_widget_type", path.pointer / "type", widgetID: id, "unknown widget type \"\(type)\""))
             rendering = .unknownType
         }
         var widget = Widget(id: id, type: type, content: content, rendering: rendering, isGeneratedID: generated)
@@ -169,7 +172,7 @@ struct DecodingContext {
             } else {
                 diagnostics.append(
                     .error(
-                        "invalid_widget", path / "children", widgetID: id,
+                        "invalid_widget", path.pointer / "children", widgetID: id,
                         "children must be an array, found \(children.typeName)"))
             }
         }
@@ -179,11 +182,11 @@ struct DecodingContext {
 
     // MARK: Actions
 
-    mutating func actions(_ value: JSONValue, at path: JSONPointer, widgetID: String) -> [String: Action] {
+    mutating func actions(_ value: JSONValue, at path: LazyPointer, widgetID: String) -> [String: Action] {
         guard case .object(let object) = value else {
             diagnostics.append(
                 .error(
-                    "invalid_action", path, widgetID: widgetID,
+                    "invalid_action", path.pointer, widgetID: widgetID,
                     "actions must be an object of event name to action, found \(value.typeName)"))
             return [:]
         }
@@ -197,16 +200,17 @@ struct DecodingContext {
     }
 
     /// One action; `nil` (with an `invalid_action` error) when it lacks what its type requires.
-    mutating func action(_ value: JSONValue, at path: JSONPointer, widgetID: String?) -> Action? {
+    mutating func action(_ value: JSONValue, at path: LazyPointer, widgetID: String?) -> Action? {
         guard case .object(let object) = value else {
             diagnostics.append(
                 .error(
-                    "invalid_action", path, widgetID: widgetID, "an action must be an object, found \(value.typeName)"))
+                    "invalid_action", path.pointer, widgetID: widgetID,
+                    "an action must be an object, found \(value.typeName)"))
             return nil
         }
         guard case .string(let type)? = object["type"] else {
             diagnostics.append(
-                .error("invalid_action", path / "type", widgetID: widgetID, "an action needs a string type"))
+                .error("invalid_action", path.pointer / "type", widgetID: widgetID, "an action needs a string type"))
             return nil
         }
         func requiredString(_ key: String) -> String? {
@@ -216,7 +220,7 @@ struct DecodingContext {
         func missing(_ key: String) -> Action? {
             diagnostics.append(
                 .error(
-                    "invalid_action", path / key, widgetID: widgetID,
+                    "invalid_action", path.pointer / key, widgetID: widgetID,
                     "\(type) action requires a non-empty string \"\(key)\""))
             return nil
         }
@@ -234,7 +238,7 @@ struct DecodingContext {
             if let value = object["parameters"], !value.isNull, value.objectValue == nil {
                 diagnostics.append(
                     .error(
-                        "invalid_action", path / "parameters", widgetID: widgetID,
+                        "invalid_action", path.pointer / "parameters", widgetID: widgetID,
                         "parameters must be an object of strings, found \(value.typeName)"))
             }
             if case .object(let given)? = object["parameters"] {
@@ -244,7 +248,7 @@ struct DecodingContext {
                     } else {
                         diagnostics.append(
                             .error(
-                                "invalid_action", path / "parameters" / member.key, widgetID: widgetID,
+                                "invalid_action", path.pointer / "parameters" / member.key, widgetID: widgetID,
                                 "page parameters are strings, found \(member.value.typeName)"))
                     }
                 }
@@ -258,7 +262,9 @@ struct DecodingContext {
             return .deeplink(url: url)
         default:
             diagnostics.append(
-                .warning("unknown_action_type", path / "type", widgetID: widgetID, "unknown action type \"\(type)\""))
+                .warning(
+                    "unknown_action_type", path.pointer / "type", widgetID: widgetID, "unknown action type \"\(type)\"")
+            )
             return .unknown(type: type, body: object)
         }
     }

@@ -95,7 +95,7 @@ public struct PageDecoder: Sendable {
             var widgetIDs = UniqueIDs()
             for index in sections.indices {
                 reader.dedupe(
-                    &sections[index].widgets, at: JSONPointer.root / "sections" / index / "widgets",
+                    &sections[index].widgets, at: LazyPointer.root / "sections" / index / "widgets",
                     using: &widgetIDs)
             }
             envelope = .nextPage(NextPage(sections: sections, pagination: pagination))
@@ -109,7 +109,7 @@ public struct PageDecoder: Sendable {
     /// diagnostics rooted at `path`.
     public func decodePage(json: JSONValue, at path: JSONPointer = .root) throws(ContractError) -> Decoded<PageModel> {
         var reader = DecodingContext(catalog: catalog)
-        let page = try reader.page(json, at: path)
+        let page = try reader.page(json, at: .pointer(path))
         return Decoded(page, reader.diagnostics)
     }
 
@@ -117,7 +117,7 @@ public struct PageDecoder: Sendable {
     public func decodeWidget(json: JSONValue, at path: JSONPointer = .root) -> Decoded<Widget?> {
         var reader = DecodingContext(catalog: catalog)
         reader.documentRoot = path
-        let widget = reader.widget(json, at: path)
+        let widget = reader.widget(json, at: .pointer(path))
         return Decoded(widget, reader.diagnostics)
     }
 }

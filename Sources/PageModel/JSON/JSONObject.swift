@@ -25,7 +25,9 @@ public struct JSONObject: Sendable, Hashable {
     /// The value for `key`; assigning `nil` removes the member, assigning a new key appends it.
     public subscript(key: String) -> JSONValue? {
         get {
-            for member in members where member.key == key { return member.value }
+            // Comparing lengths first skips most `String ==` calls (keys of one object rarely share a length).
+            let length = key.utf8.count
+            for member in members where member.key.utf8.count == length && member.key == key { return member.value }
             return nil
         }
         set {

@@ -39,6 +39,11 @@ private struct Reader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var index = 0
+    /// Members of the objects being parsed, innermost last: each object collects its members here and copies
+    /// them out once, sized exactly, instead of growing its own array member by member.
+    var memberStack: [JSONObject.Member] = []
+    /// The same for array elements.
+    var elementStack: [JSONValue] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -105,12 +110,12 @@ private struct Reader {
     mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth) levels") }
         index += 1  // {
-        var members: [JSONObject.Member] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(JSONObject(members))
+            return .object(JSONObject())
         }
+        let base = memberStack.count
         var seen: Set<String>? = nil
         while true {
             skipWhitespace()
@@ -119,29 +124,32 @@ private struct Reader {
             }
             let keyStart = index
             let key = try parseString()
-            if members.count >= 8 {
-                if seen == nil { seen = Set(members.map(\.key)) }
+            if memberStack.count - base >= 8 {
+                if seen == nil { seen = Set(memberStack[base...].map(\.key)) }
                 if !seen!.insert(key).inserted {
                     index = keyStart
                     throw error("duplicate key \"\(key)\"")
                 }
-            } else if members.contains(where: { $0.key == key }) {
-                index = keyStart
-                throw error("duplicate key \"\(key)\"")
+            } else {
+                let length = key.utf8.count
+                if memberStack[base...].contains(where: { $0.key.utf8.count == length && $0.key == key }) {
+                    index = keyStart
+                    throw error("duplicate key \"\(key)\"")
+                }
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            members.append(JSONObject.Member(key: key, value: value))
+            memberStack.append(JSONObject.Member(key: key, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(JSONObject(members))
+                return .object(JSONObject(Self.popArray(&memberStack, from: base)))
             } else {
                 throw error("expected ',' or '}'")
             }
@@ -151,26 +159,35 @@ private struct Reader {
     mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth) levels") }
         index += 1  // [
-        var elements: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(elements)
+            return .array([])
         }
+        let base = elementStack.count
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            let element = try parseValue(depth: depth)
+            elementStack.append(element)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in array") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
                 index += 1
-                return .array(elements)
+                return .array(Self.popArray(&elementStack, from: base))
             } else {
                 throw error("expected ',' or ']'")
             }
         }
+    }
+
+    /// The elements of `stack` from `base` on, copied into an array of their own, sized exactly; `stack` is cut
+    /// back to `base`.
+    @inline(__always) static func popArray<Element>(_ stack: inout [Element], from base: Int) -> [Element] {
+        let elements = Array(stack[base...])
+        stack.removeLast(stack.count - base)
+        return elements
     }
 
     mutating func parseString() throws(JSONSyntaxError) -> String {
@@ -178,17 +195,23 @@ private struct Reader {
         let start = index
         var needsUnescape = false
         var ascii = true
+        skipPlainWords()
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
             if byte == UInt8(ascii: "\\") {
                 needsUnescape = true
                 index += 2
+                skipPlainWords()
                 continue
             }
             if byte < 0x20 { throw error("control character in string") }
-            if byte >= 0x80 { ascii = false }
             index += 1
+            if byte >= 0x80 {
+                ascii = false
+                // Past a multi-byte character, back to the fast loop.
+                if index < bytes.count, bytes[index] < 0x80 { skipPlainWords() }
+            }
         }
         guard index < bytes.count else { throw error("unterminated string") }
         let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
@@ -202,6 +225,25 @@ private struct Reader {
             return string
         }
         return try unescape(raw, start: start)
+    }
+
+    /// Skips eight bytes at a time while none of them is a quote, a backslash, a control character or non-ASCII
+    /// (the bytes `parseString` would look at one by one).
+    @inline(__always) mutating func skipPlainWords() {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+            // A byte of `x` is zero (or below n, for n ≤ 0x80) exactly when its high bit survives in
+            // `(x - n·ones) & ~x & highs`; other bytes may set false alarms, which only end the fast loop early.
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                | word
+            if special & highs != 0 { return }
+            index += 8
+        }
     }
 
     mutating func unescape(_ raw: UnsafeBufferPointer<UInt8>, start: Int) throws(JSONSyntaxError) -> String {

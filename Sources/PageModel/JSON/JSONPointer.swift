@@ -19,7 +19,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Expressi
     /// This pointer extended by one object key (escaped as RFC 6901 requires).
     public func appending(_ key: String) -> JSONPointer {
         var escaped = key
-        if escaped.contains("~") || escaped.contains("/") {
+        if escaped.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) {
             escaped = escaped.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
         }
         return JSONPointer(string: string + "/" + escaped)

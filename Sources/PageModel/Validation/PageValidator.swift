@@ -39,14 +39,13 @@ public struct PageValidator: Sendable {
                     "\(page.sections.count) sections exceed the budget of \(budgets.maximumSections)"))
         }
         for (index, widget) in page.header.enumerated() {
-            check(widget, at: path / "header" / index, depth: 0, into: &diagnostics)
+            check(widget, at: .pointer(path) / "header" / index, depth: 0, into: &diagnostics)
         }
         for (sectionIndex, section) in page.sections.enumerated() {
-            let sectionPath = path / "sections" / sectionIndex
-            diagnostics.append(contentsOf: validate(section, at: sectionPath))
+            check(section, at: .pointer(path) / "sections" / sectionIndex, into: &diagnostics)
         }
         for (index, widget) in page.footer.enumerated() {
-            check(widget, at: path / "footer" / index, depth: 0, into: &diagnostics)
+            check(widget, at: .pointer(path) / "footer" / index, depth: 0, into: &diagnostics)
         }
         return diagnostics
     }
@@ -54,23 +53,28 @@ public struct PageValidator: Sendable {
     /// Lint diagnostics for one section (also used for `nextPage` chunks and mutation payloads).
     public func validate(_ section: Section, at path: JSONPointer) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
+        check(section, at: .pointer(path), into: &diagnostics)
+        return diagnostics
+    }
+
+    func check(_ section: Section, at path: LazyPointer, into diagnostics: inout [Diagnostic]) {
         if section.widgets.isEmpty {
-            diagnostics.append(.warning("empty_section", path / "widgets", "section \"\(section.id)\" has no widgets"))
+            diagnostics.append(
+                .warning("empty_section", path.pointer / "widgets", "section \"\(section.id)\" has no widgets"))
         }
         let count = section.widgets.reduce(0) { $0 + $1.subtreeCount }
         if count > budgets.maximumWidgetsPerSection {
             diagnostics.append(
                 .error(
-                    "budget_exceeded", path / "widgets",
+                    "budget_exceeded", path.pointer / "widgets",
                     "\(count) widgets exceed the per-section budget of \(budgets.maximumWidgetsPerSection)"))
         }
         for (index, widget) in section.widgets.enumerated() {
             check(widget, at: path / "widgets" / index, depth: 0, into: &diagnostics)
         }
         if case .section(let replacement) = section.compatibility.fallback {
-            diagnostics.append(contentsOf: validate(replacement, at: path / "fallback" / "section"))
+            check(replacement, at: path / "fallback" / "section", into: &diagnostics)
         }
-        return diagnostics
     }
 
     /// Lint diagnostics for one widget subtree.
@@ -90,24 +94,26 @@ public struct PageValidator: Sendable {
 
     public func validate(_ widget: Widget, at path: JSONPointer) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
-        check(widget, at: path, depth: 0, into: &diagnostics)
+        check(widget, at: .pointer(path), depth: 0, into: &diagnostics)
         return diagnostics
     }
 
-    func check(_ widget: Widget, at path: JSONPointer, depth: Int, into diagnostics: inout [Diagnostic]) {
+    func check(_ widget: Widget, at path: LazyPointer, depth: Int, into diagnostics: inout [Diagnostic]) {
         if depth > budgets.maximumChildDepth {
             diagnostics.append(
                 .error(
-                    "nesting_too_deep", path, widgetID: widget.id,
+                    "nesting_too_deep", path.pointer, widgetID: widget.id,
                     "children nest deeper than \(budgets.maximumChildDepth) levels"))
             return
         }
-        if case .object(let object) = widget.content, object.count > 0 {
-            let size = JSONWriter().write(widget.content).count
+        if case .object(let object) = widget.content, object.count > 0,
+            JSONWriter().maximumEncodedCount(of: widget.content) > budgets.maximumContentBytes
+        {
+            let size = JSONWriter().encodedCount(of: widget.content)
             if size > budgets.maximumContentBytes {
                 diagnostics.append(
                     .error(
-                        "budget_exceeded", path / "content", widgetID: widget.id,
+                        "budget_exceeded", path.pointer / "content", widgetID: widget.id,
                         "content is \(size) bytes, over the budget of \(budgets.maximumContentBytes)"))
             }
         }
@@ -116,19 +122,21 @@ public struct PageValidator: Sendable {
             case .none where !widget.children.isEmpty:
                 diagnostics.append(
                     .warning(
-                        "unexpected_children", path / "children", widgetID: widget.id,
+                        "unexpected_children", path.pointer / "children", widgetID: widget.id,
                         "\(widget.type) does not take children; clients ignore them"))
             case .required where widget.children.isEmpty:
                 diagnostics.append(
                     .error(
-                        "missing_children", path / "children", widgetID: widget.id,
+                        "missing_children", path.pointer / "children", widgetID: widget.id,
                         "\(widget.type) is a container and needs at least one child"))
             default: break
             }
-            for event in widget.actions.keys.sorted() where !spec.events.contains(event) {
+            // Sorting the events only pays off when one of them is reported.
+            let unsupported = widget.actions.keys.contains { !spec.events.contains($0) }
+            for event in unsupported ? widget.actions.keys.sorted() : [] where !spec.events.contains(event) {
                 diagnostics.append(
                     .warning(
-                        "unsupported_event", path / "actions" / event, widgetID: widget.id,
+                        "unsupported_event", path.pointer / "actions" / event, widgetID: widget.id,
                         "\(widget.type) never fires \"\(event)\"; it fires \(spec.events.isEmpty ? "no events" : spec.events.joined(separator: ", "))"
                     ))
             }
@@ -136,7 +144,7 @@ public struct PageValidator: Sendable {
         if widget.isGeneratedID, !widget.actions.isEmpty {
             diagnostics.append(
                 .warning(
-                    "interactive_widget_without_id", path / "id", widgetID: widget.id,
+                    "interactive_widget_without_id", path.pointer / "id", widgetID: widget.id,
                     "widget has actions but no backend id; its state key changes whenever the page layout does"))
         }
         for (index, child) in widget.children.enumerated() {
