@@ -13,7 +13,7 @@ ROUNDS=${2:-4}
 for tool in nginx wrk curl python3 taskset; do command -v $tool >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
 (cd "$ROOT" && swift build -c release --product flow-bff >/dev/null)
 WORK=$(mktemp -d /tmp/bench-cpusplit.XXXXXX)
-trap 'kill $(jobs -p) 2>/dev/null || true; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$WORK"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 BFF_PORT=$(free_port)
 NGINX_PORT=$(free_port)
