@@ -92,13 +92,7 @@ error_log $WORK/nginx/logs/error.log warn;
 events { worker_connections 4096; }
 http {
     access_log off;
-    open_file_cache max=1000 inactive=60s;
-    open_file_cache_valid 60s;
-    open_file_cache_min_uses 1;
-    open_file_cache_errors on;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
+$NGINX_TUNED
     keepalive_timeout 65;
     gzip off;
     gzip_static on;

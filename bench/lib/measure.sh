@@ -1,5 +1,15 @@
 # Shared by the wrk benchmarks in bench/ (source it; needs DURATION and ROOT set).
 
+# nginx's static-file settings as a careful operator writes them (issue 19): descriptors and stat results cached,
+# sendfile, an unbounded keep-alive budget. Each benchmark puts $NGINX_TUNED into its http { } block.
+NGINX_TUNED='    open_file_cache max=1000 inactive=60s;
+    open_file_cache_valid 60s;
+    open_file_cache_min_uses 1;
+    open_file_cache_errors on;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;'
+
 # A free TCP port on 127.0.0.1.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

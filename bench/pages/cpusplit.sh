@@ -14,7 +14,8 @@ for tool in nginx wrk curl python3 taskset; do command -v $tool >/dev/null || { 
 (cd "$ROOT" && swift build -c release --product flow-bff >/dev/null)
 WORK=$(mktemp -d /tmp/bench-cpusplit.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$WORK"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=../lib/measure.sh
+source "$ROOT/bench/lib/measure.sh"
 BFF_PORT=$(free_port)
 NGINX_PORT=$(free_port)
 FLOW_BFF_CURSOR_KEY=bench-cursor-key-bench-cursor-key-0123456789 FLOW_BFF_SERVER_WORKERS=1 taskset -c 0 \
@@ -38,13 +39,7 @@ error_log $WORK/logs/error.log warn;
 events { worker_connections 4096; }
 http {
     access_log $WORK/logs/access.log combined buffer=64k flush=1s;
-    open_file_cache max=1000 inactive=60s;
-    open_file_cache_valid 60s;
-    open_file_cache_min_uses 1;
-    open_file_cache_errors on;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
+$NGINX_TUNED
     etag on;
     types { application/json json; }
     server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; location / { } }

@@ -102,13 +102,7 @@ http {
     # What a careful operator sets for static files: descriptors and stat results cached, the access log written
     # in 64 KiB batches (flow-bff batches its log too).
     access_log $WORK/nginx/logs/access.log combined buffer=64k flush=1s;
-    open_file_cache max=1000 inactive=60s;
-    open_file_cache_valid 60s;
-    open_file_cache_min_uses 1;
-    open_file_cache_errors on;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
+$NGINX_TUNED
     gzip off;
     gzip_static on;
     etag on;
