@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPCore
 import PageModel
 import Synchronization
 
@@ -55,7 +56,20 @@ public final class StandardOutputLogSink: BFFLogSink, @unchecked Sendable {
             return buffer
         }
         guard !bytes.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(bytes))
+        // Straight to the descriptor (no `Data` copy, no FileHandle), retrying interrupted and partial writes.
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Platform.write(1, raw.baseAddress! + offset, raw.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 }
 
