@@ -50,7 +50,7 @@ let package = Package(
             swiftSettings: strict),
         // The thin command-line executable.
         .executableTarget(
-            name: "flow-bff", dependencies: ["BFFServer", "PageStore", "PageModel", "ContractVerifier"],
+            name: "flow-bff", dependencies: ["BFFServer", "HTTPCore", "PageStore", "PageModel", "ContractVerifier"],
             swiftSettings: strict),
 
         // Example: a page composed from two upstream JSON services (Sources/ProductPageExample).

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -19,3 +20,9 @@ int clinux_available_cpus(void) {
 }
 
 int clinux_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int clinux_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
+int clinux_malloc_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+int clinux_malloc_trim(void) { return malloc_trim(0); }

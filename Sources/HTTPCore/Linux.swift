@@ -44,6 +44,18 @@
         @discardableResult
         static func setThreadName(_ name: String) -> Int32 { clinux_set_thread_name(String(name.utf8.prefix(15))!) }
 
+        /// Caps glibc malloc's arenas at `count` (`mallopt(M_ARENA_MAX)`).
+        @discardableResult
+        static func limitMallocArenas(_ count: Int32) -> Int32 { clinux_limit_malloc_arenas(count) }
+
+        /// Serves glibc malloc requests of `bytes` or more with their own mappings (`mallopt(M_MMAP_THRESHOLD)`).
+        @discardableResult
+        static func mallocMapThreshold(_ bytes: Int32) -> Int32 { clinux_malloc_mmap_threshold(bytes) }
+
+        /// Returns glibc malloc's free memory to the system (`malloc_trim(0)`).
+        @discardableResult
+        static func mallocTrim() -> Int32 { clinux_malloc_trim() }
+
         static let epollIn = CLINUX_EPOLLIN
         static let epollOut = CLINUX_EPOLLOUT
         static let epollErr = CLINUX_EPOLLERR

@@ -176,6 +176,32 @@ package enum Platform {
         return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
+    /// Caps the C allocator's arenas at `count` (glibc `mallopt(M_ARENA_MAX)`; call it before starting threads).
+    /// glibc gives threads arenas of their own, up to eight per core, and memory freed in one is not reused by
+    /// another. Nothing on other platforms.
+    package static func limitAllocatorArenas(_ count: Int32) {
+        #if os(Linux)
+            Linux.limitMallocArenas(count)
+        #endif
+    }
+
+    /// Serves C allocations of `bytes` or more with mappings of their own, returned to the system when freed (glibc
+    /// `mallopt(M_MMAP_THRESHOLD)`; glibc otherwise raises its threshold up to 32 MiB as big blocks are freed, and
+    /// growing arrays then leave holes in the heap). Nothing on other platforms.
+    package static func mapAllocations(from bytes: Int32) {
+        #if os(Linux)
+            Linux.mallocMapThreshold(bytes)
+        #endif
+    }
+
+    /// Hands the C allocator's free memory back to the system (glibc `malloc_trim(0)`), e.g. once a big load's
+    /// intermediates are gone. Nothing on other platforms.
+    package static func releaseFreeMemory() {
+        #if os(Linux)
+            Linux.mallocTrim()
+        #endif
+    }
+
     /// Names the calling thread (first 15 bytes on Linux).
     static func setThreadName(_ name: String) {
         #if os(Linux)

@@ -3,6 +3,7 @@
 import BFFServer
 import ContractVerifier
 import Foundation
+import HTTPCore
 import PageModel
 
 let verifyUsage = """
@@ -142,6 +143,11 @@ func verify(_ arguments: [String]) -> Never {
         print(verifyUsage)
         exit(0)
     }
+    // One allocator arena for the whole process, before any thread starts: the server's event loops and the crawl's
+    // tasks then reuse each other's freed memory instead of each growing an arena of its own; and big blocks (a long
+    // page's growing section arrays and id sets) in mappings of their own, given back when freed (bench/README.md).
+    Platform.limitAllocatorArenas(1)
+    Platform.mapAllocations(from: 128 * 1024)
     var entryPages = options.entryPages
     var service: BFFService?
     let baseURL: URL
@@ -203,8 +209,14 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
     configuration.server.host = "127.0.0.1"
     configuration.server.port = 0
     configuration.logging.accessLog = false
+    // The crawl asks for each chunk three times in a row (load, replay, POST) and never again: a few cached bodies
+    // serve that, where the default would keep every chunk of a long page.
+    configuration.server.representationCacheEntries = 64
     let catalog = PageCatalog.load(
         directory: configuration.pages.directory, defaults: configuration.pages, unchecked: options.unchecked)
+    // The load's intermediates (file bytes, JSON trees) were freed on this thread; the crawl and the server run on
+    // others, whose allocator arenas would not reuse that memory.
+    Platform.releaseFreeMemory()
     let errors = catalog.diagnostics.filter { $0.diagnostic.severity == .error }
     if !errors.isEmpty {
         printDiagnostics(errors, in: directory)

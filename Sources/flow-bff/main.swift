@@ -1,6 +1,7 @@
 // flow-bff: thin command line over BFFServer. Parses arguments, loads configuration, calls the library.
 import BFFServer
 import Foundation
+import HTTPCore
 import PageModel
 
 let version = "0.1.0"
@@ -86,6 +87,7 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     if generatedAdminToken { configuration.mock.adminToken = BFFConfiguration.Mock.randomAdminToken() }
     let log = StandardOutputLogSink()
     let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+    Platform.releaseFreeMemory()  // the load's intermediates, freed on this thread (VerifyCommand.swift)
     printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)
     let service: BFFService
     do {

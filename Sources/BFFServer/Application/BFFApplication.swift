@@ -17,7 +17,7 @@ public final class BFFApplication: HTTPResponder {
     /// Postbacks whose signature already verified (a popular cursor costs a lookup, not an HMAC).
     let verifiedCursors = BoundedCache<PostbackKey, Cursor>(capacity: 8_192)
     /// Encoded and gzipped envelopes by content version, position, parameters and client variant.
-    let representations = BoundedCache<RepresentationKey, PreparedBody>(capacity: 4_096)
+    let representations: BoundedCache<RepresentationKey, PreparedBody>
     /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
     public let providers = PageProviders()
     /// Api actions answered in Swift (Actions/): register with `actions.register(_:options:_:)`.
@@ -41,6 +41,7 @@ public final class BFFApplication: HTTPResponder {
     ///   - log: where log lines (access log, reloads, errors) go.
     public init(configuration: BFFConfiguration, catalog: PageCatalog, log: any BFFLogSink) {
         self.configuration = configuration
+        representations = BoundedCache(capacity: configuration.server.representationCacheEntries)
         let cursors =
             configuration.cursors.key.map {
                 CursorCodec(

@@ -32,10 +32,13 @@ public struct CatalogPage: Sendable {
         self.file = file
         self.strings = strings
         headerBlock = Self.headerBlock(cacheControl, strings)
-        var bytes = page.encoded()
-        bytes.append(contentsOf: Array("|\(pageSize)".utf8))
-        if let strings { bytes.append(contentsOf: strings.fingerprint) }
-        self.version = Crypto.hex(Crypto.sha256(bytes).prefix(8))
+        // The encoded page is hashed as it is written, a section at a time: a long page never exists as one buffer.
+        let digest = Crypto.sha256 { feed in
+            page.encoded(into: feed)
+            feed(Array("|\(pageSize)".utf8))
+            if let strings { feed(strings.fingerprint) }
+        }
+        self.version = Crypto.hex(digest.prefix(8))
     }
 
     /// The end of the first chunk: where the first cursor points.

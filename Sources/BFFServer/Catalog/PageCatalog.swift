@@ -80,12 +80,13 @@ public struct PageCatalog: Sendable {
                 files.append((name, file))
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
+            // Copied out of the `Data` at once, so the file's bytes are held once while the page decodes.
+            guard let bytes = FileManager.default.contents(atPath: path).map({ [UInt8]($0) }) else {
                 result.diagnostics.append(
                     FileDiagnostic(file: name, diagnostic: .error("unreadable_file", .root, "cannot read the file")))
                 continue
             }
-            files.append((name, result.sources.page(name, bytes: Array(data), stamp: stamp, expectedID: id)))
+            files.append((name, result.sources.page(name, bytes: bytes, stamp: stamp, expectedID: id)))
         }
         result.add(files)
         result.addScenarios(directory: directory, names: names.filter(CatalogScenario.isScenarioFileName))

@@ -32,15 +32,21 @@ struct PageFile {
             return
         }
         // The authoring rule for types (docs/check.md) runs last, over every diagnostic of the file: the decoder's
-        // unknown-type warnings become typo errors unless the type is custom.
-        let document = JSONValue.object(root)
-        defer { diagnostics = defaults.authoringTypes.review(diagnostics, in: document, catalog: catalog) }
+        // unknown-type warnings become typo errors unless the type is custom. It reads the types in the file's JSON
+        // tree, parsed again only when there is one to review: the tree is not kept alongside the decoded page.
+        defer {
+            if diagnostics.contains(where: { AuthoringTypes.reviewedCodes.contains($0.code) }) {
+                let document = (try? decoder.parse(bytes)) ?? .null
+                diagnostics = defaults.authoringTypes.review(diagnostics, in: document, catalog: catalog)
+            }
+        }
         let server = root["server"]
         root["server"] = nil
         root["$schema"] = nil
         let decodedPage: PageModel
         do {
-            let decoded = try decoder.decodeEnvelope(json: .object(root))
+            // The tree goes with the decoding: only what the page keeps of it (widget content) stays alive.
+            let decoded = try decoder.decodeEnvelope(json: .object(consume root))
             diagnostics.append(contentsOf: decoded.diagnostics)
             guard case .page(let page) = decoded.value else {
                 diagnostics.append(.error("unexpected_kind", "/kind", "a page file holds a page envelope"))

@@ -50,6 +50,9 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
         /// Seconds in-flight requests get to finish after SIGTERM. Default 10.
         public var drainSeconds = 10.0
+        /// Encoded page bodies (first loads and chunks) kept per cache generation; up to twice as many are held.
+        /// Default 4096.
+        public var representationCacheEntries = 4_096
     }
 
     /// The page catalog.

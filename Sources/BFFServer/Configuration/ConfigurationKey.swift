@@ -137,6 +137,10 @@ extension ConfigurationKey {
         .seconds("server.drainSeconds", 10, "Seconds in-flight requests get to finish after SIGTERM or SIGINT.") {
             $0.server.drainSeconds = $1
         },
+        .integer(
+            "server.representationCacheEntries", 4_096, 1...1_000_000,
+            "Encoded page bodies (first loads and chunks) kept per cache generation; up to twice as many are held."
+        ) { $0.server.representationCacheEntries = $1 },
         .string("pages.directory", "pages", "Directory of page files (see pages/README.md).") {
             $0.pages.directory = $1
         },

@@ -28,6 +28,22 @@ enum Crypto {
         return Array(output.prefix(Int(length)))
     }
 
+    /// SHA-256 (32 bytes) of the bytes `produce` hands to its argument, in order: the input is hashed piece by
+    /// piece (`EVP_DigestUpdate`), so it never has to exist as one buffer.
+    static func sha256(of produce: (_ feed: ([UInt8]) -> Void) -> Void) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed in libcrypto") }
+        defer { EVP_MD_CTX_free(context) }
+        precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "SHA-256 failed in libcrypto")
+        produce { piece in
+            let result = piece.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+            precondition(result == 1, "SHA-256 failed in libcrypto")
+        }
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        precondition(EVP_DigestFinal_ex(context, &output, &length) == 1, "SHA-256 failed in libcrypto")
+        return Array(output.prefix(Int(length)))
+    }
+
     /// Compares two byte strings in time independent of where they differ (`CRYPTO_memcmp`).
     static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }

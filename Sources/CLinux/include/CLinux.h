@@ -28,5 +28,12 @@ int clinux_memfd_create(const char *name);
 int clinux_available_cpus(void);
 /// Names the calling thread (pthread_setname_np, at most 15 bytes).
 int clinux_set_thread_name(const char *name);
+/// Caps glibc malloc's arenas (mallopt(M_ARENA_MAX)); 1 on success.
+int clinux_limit_malloc_arenas(int count);
+/// Serves glibc malloc requests of `bytes` or more with their own mappings (mallopt(M_MMAP_THRESHOLD), which also
+/// stops glibc raising the threshold as big blocks are freed); 1 on success.
+int clinux_malloc_mmap_threshold(int bytes);
+/// Returns glibc malloc's free memory to the system (malloc_trim(0)); 1 when some was released.
+int clinux_malloc_trim(void);
 
 #endif

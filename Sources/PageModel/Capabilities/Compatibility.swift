@@ -5,18 +5,57 @@
 /// `"requires": ["button@2", "haptics"]`, `"fallback": "drop" | {"widget": Widget} | {"category": "list_row"}`
 /// (sections: `"drop"` or `{"section": Section}`). Servers resolve them per client and strip them.
 public struct Compatibility: Sendable, Hashable {
-    public var minAppVersion: MinimumAppVersion?
-    public var requires: [Requirement]
-    public var fallback: Fallback?
+    /// What is declared, boxed: most widgets and sections declare nothing and then carry one `nil` reference
+    /// instead of three fields (a widget or section of a long page is some 30 bytes smaller; issue 19).
+    private final class Storage: Sendable {
+        let minAppVersion: MinimumAppVersion?
+        let requires: [Requirement]
+        let fallback: Fallback?
+
+        init(minAppVersion: MinimumAppVersion?, requires: [Requirement], fallback: Fallback?) {
+            self.minAppVersion = minAppVersion
+            self.requires = requires
+            self.fallback = fallback
+        }
+    }
+
+    /// `nil` when nothing is declared.
+    private var storage: Storage?
+
+    public var minAppVersion: MinimumAppVersion? {
+        get { storage?.minAppVersion }
+        set { self = Compatibility(minAppVersion: newValue, requires: requires, fallback: fallback) }
+    }
+
+    public var requires: [Requirement] {
+        get { storage?.requires ?? [] }
+        set { self = Compatibility(minAppVersion: minAppVersion, requires: newValue, fallback: fallback) }
+    }
+
+    public var fallback: Fallback? {
+        get { storage?.fallback }
+        set { self = Compatibility(minAppVersion: minAppVersion, requires: requires, fallback: newValue) }
+    }
 
     public init(minAppVersion: MinimumAppVersion? = nil, requires: [Requirement] = [], fallback: Fallback? = nil) {
-        self.minAppVersion = minAppVersion
-        self.requires = requires
-        self.fallback = fallback
+        if minAppVersion != nil || !requires.isEmpty || fallback != nil {
+            storage = Storage(minAppVersion: minAppVersion, requires: requires, fallback: fallback)
+        }
     }
 
     /// True when nothing is declared.
-    public var isEmpty: Bool { minAppVersion == nil && requires.isEmpty && fallback == nil }
+    public var isEmpty: Bool { storage == nil }
+
+    public static func == (lhs: Compatibility, rhs: Compatibility) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.minAppVersion == rhs.minAppVersion && lhs.requires == rhs.requires && lhs.fallback == rhs.fallback)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(minAppVersion)
+        hasher.combine(requires)
+        hasher.combine(fallback)
+    }
 }
 
 /// The lowest app version that may see an element, for every platform (`*`) or per platform.

@@ -29,15 +29,19 @@ extension Envelope: JSONRepresentable {
 }
 
 extension PageModel: JSONRepresentable {
-    public var json: JSONValue {
+    public var json: JSONValue { .object(members(sections: .array(sections.map(\.json)))) }
+
+    /// The page's members in wire order, `sections` standing for the section array (so the streamed encoding in
+    /// PageModel+EncodedPieces.swift writes the same bytes without building the array).
+    func members(sections: JSONValue) -> JSONObject {
         var object = JSONObject()
         object["id"] = .string(id)
         if let title { object["title"] = .string(title) }
         if !header.isEmpty { object["header"] = .array(header.map(\.json)) }
-        object["sections"] = .array(sections.map(\.json))
+        object["sections"] = sections
         if !footer.isEmpty { object["footer"] = .array(footer.map(\.json)) }
         if let pagination { object["pagination"] = pagination.json }
-        return .object(object)
+        return object
     }
 }
 

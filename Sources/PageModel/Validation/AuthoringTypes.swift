@@ -34,6 +34,9 @@ public struct AuthoringTypes: Sendable, Hashable {
         type.count > extensionPrefix.count && type.hasPrefix(extensionPrefix)
     }
 
+    /// The diagnostic codes ``review(_:in:catalog:)`` looks at; it returns every other diagnostic unchanged.
+    public static let reviewedCodes: Set<String> = ["unknown_widget_type", "unknown_action_type"]
+
     /// The decoder's diagnostics of `document` with this rule applied: an `unknown_widget_type` or
     /// `unknown_action_type` warning becomes an error with a "did you mean" hint, or disappears when the type is
     /// custom. The hint names the closest catalog or registered custom type. Paths are looked up in `document`, so
