@@ -13,6 +13,14 @@ import Dispatch
 /// Dispatch owns a watched descriptor until its source is cancelled: sockets are closed in the cancellation
 /// handler, never while a source may still use them, and suspended sources are resumed before they are cancelled
 /// (a suspended source never runs its cancellation handler).
+///
+/// The sources watch a duplicate of each socket numbered in the upper half of the descriptor limit, not the socket's
+/// own (low, quickly recycled) number. URLSession's libcurl closes its sockets before their Dispatch sources finish
+/// cancelling (swift-corelibs-foundation#4791); a source registered on the same number in that window shares the
+/// closing one's epoll registration (swift-corelibs-libdispatch#833) and crashes the Dispatch manager thread, which
+/// the test suite, where servers and URLSession clients share a process, met in about one run in five. The
+/// duplicates cost at most a sixteenth of the descriptor limit: past that many connections, sources watch the
+/// sockets themselves.
 // @unchecked Sendable: all state is confined to `queue`; `wake()` only enqueues.
 final class DispatchPoller: EventPoller, @unchecked Sendable {
     /// The sources of one connection and whether each is delivering events.
@@ -41,8 +49,12 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
     private var loop: EventLoop?
     private var stopped = false
 
+    /// Where watched duplicates are numbered from: half the soft descriptor limit.
+    private let watchedBase: Int32
+
     init(listenFD: Int32, index: Int) {
         self.listenFD = listenFD
+        watchedBase = Int32(clamping: Platform.descriptorLimit() / 2)
         queue = DispatchQueue(label: "http-loop-\(index)")
     }
 
@@ -114,15 +126,21 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
 
     func add(_ connection: Connection) throws(SystemError) {
         let fd = connection.fd
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        // A duplicate in the upper range (see the type's comment) for at most a sixteenth of the descriptor limit
+        // in connections; past that, the socket itself.
+        let duplicate = sources.count < Int(watchedBase) / 8 ? fcntl(fd, F_DUPFD_CLOEXEC, max(watchedBase, fd + 1)) : -1
+        let watched = duplicate >= 0 ? duplicate : fd
+        let read = DispatchSource.makeReadSource(fileDescriptor: watched, queue: queue)
+        let write = DispatchSource.makeWriteSource(fileDescriptor: watched, queue: queue)
         read.setEventHandler { [self] in handle { $0.connectionReady(connection, .readable) } }
         write.setEventHandler { [self] in handle { $0.connectionReady(connection, .writable) } }
         let entry = Sources(read: read, write: write)
         // The socket is closed once both sources are cancelled (their handlers run on this serial queue).
         let closeWhenBothCancelled = {
             entry.cancelled += 1
-            if entry.cancelled == 2 { System.close(fd) }
+            guard entry.cancelled == 2 else { return }
+            if watched != fd { System.close(watched) }
+            System.close(fd)
         }
         read.setCancelHandler(handler: closeWhenBothCancelled)
         write.setCancelHandler(handler: closeWhenBothCancelled)

@@ -23,6 +23,17 @@ package enum Platform {
         #endif
     }
 
+    /// The soft limit on open descriptors (`RLIMIT_NOFILE`), or 1024 when it cannot be read.
+    static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        #if os(Linux)
+            guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        #else
+            guard getrlimit(RLIMIT_NOFILE, &limit) == 0 else { return 1024 }
+        #endif
+        return Int(clamping: limit.rlim_cur)
+    }
+
     package static func write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         #if os(Linux)
             Glibc.write(fd, pointer, count)
