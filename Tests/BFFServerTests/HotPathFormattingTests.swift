@@ -36,6 +36,23 @@ import Testing
         #expect(text.hasSuffix(#""path":"/a\"b","route":"x","status":404,"bytes":0,"durationMs":3000.007}"#))
     }
 
+    @Test func longFieldsTakeTheGeneralPathAndReadTheSame() {
+        let longID = String(repeating: "r", count: 200)
+        for requestID in ["short-id", longID] {
+            let line = AccessLogLine(
+                requestID: requestID, method: "GET", path: "/v1/pages/feed"[...], route: "page", status: 304, bytes: 0,
+                gzip: false, seconds: 0.000_45)
+            var bytes: [UInt8] = []
+            line.append(to: &bytes)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(
+                text.hasSuffix(
+                    #"Z","requestID":"\#(requestID)","method":"GET","path":"/v1/pages/feed","route":"page","status":304,"#
+                        + #""bytes":0,"durationMs":0.450}"#), "\(requestID.count) characters")
+            #expect(text.hasPrefix(#"{"time":""#))
+        }
+    }
+
     @Test func decimalPadding() {
         for (value, digits, expected) in [
             (7, 3, "007"), (42, 2, "42"), (1234, 2, "1234"), (0, 4, "0000"), (2026, 4, "2026"),
