@@ -40,7 +40,6 @@ extension Connection {
     /// Returns the head and body byte counts queued.
     @discardableResult
     func send(_ response: HTTPResponse, _ info: RequestInfo) -> (head: Int, body: Int) {
-        // One strong reference for the whole call: every use of the `unowned` property would check and retain.
         let loop = self.loop
         var keepAlive = info.keepAlive && !loop.draining
         let isHead = info.method == .head
@@ -123,6 +122,9 @@ extension Connection {
             if gzip { head.append(contentsOf: StatusLines.gzip) }
             if vary { head.append(contentsOf: StatusLines.vary) }
             if let block = response.headerBlock { head.append(contentsOf: block.bytes) }
+            if let requestID = response.requestID, !HTTPHeaderBlock.appendRequestID(requestID, to: &head) {
+                malformed.append("X-Request-ID")
+            }
             // User fields, unless the server manages them or they are malformed (HTTPHeaderBlock's rules).
             for field in response.headers {
                 switch HTTPHeaderBlock.writability(field) {

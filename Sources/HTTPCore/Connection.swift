@@ -48,7 +48,10 @@ final class Connection {
     static let lingerTime: UInt64 = 2_000_000_000
 
     let fd: Int32
-    unowned let loop: EventLoop
+    /// The loop that owns this connection. `unowned(unsafe)`: the loop outlives every call into its connections
+    /// (they run on its thread, or in closures that hold the loop strongly), and a checked `unowned` reference costs
+    /// an atomic retain and release on every use.
+    unowned(unsafe) let loop: EventLoop
     let remoteAddress: String?
     var parser: HTTPParser
     var output = OutputQueue()
@@ -138,28 +141,29 @@ final class Connection {
     /// Parses and answers buffered requests in order until more bytes are needed or the connection waits.
     func processRequests() {
         while phase == .reading && output.pendingBytes < Connection.outputHighWater {
-            let event: HTTPParser.Event?
+            let progress: HTTPParser.Progress?
             do {
-                event = try parser.next()
+                progress = try parser.advance()
             } catch {
                 lingerOnClose = true
                 send(error.makeResponse(), RequestInfo.forError(remoteAddress: remoteAddress))
                 break
             }
-            guard let event else { break }
-            switch event {
+            guard let progress else { break }
+            switch progress {
             case .expectContinue:
                 output.append(StatusLines.continue100)
-            case .request(var request):
-                request.remoteAddress = remoteAddress
-                handle(request)
+            case .request:
+                handle(parser.takeRequest())
             }
         }
         if phase == .reading && peerClosed { phase = .closing }
         flush()
     }
 
-    private func handle(_ request: HTTPRequest) {
+    /// Answers `request`, which is handed on to the responder (moved, not copied).
+    private func handle(_ request: consuming HTTPRequest) {
+        request.remoteAddress = remoteAddress
         sequence &+= 1
         requestsServed += 1
         let info = RequestInfo(

@@ -38,8 +38,8 @@ public struct HTTPFields: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// The first value for `name` (case-insensitive). Setting replaces every field named `name`; `nil` removes them.
     public subscript(name: String) -> String? {
         get {
-            for field in storage where field.name.asciiCaseInsensitiveEquals(name) { return field.value }
-            return nil
+            guard let index = firstIndex(named: name) else { return nil }
+            return storage[index].value
         }
         set {
             if let newValue {
@@ -56,7 +56,26 @@ public struct HTTPFields: Sendable, Equatable, Sequence, ExpressibleByDictionary
     }
 
     public func contains(_ name: String) -> Bool {
-        storage.contains { $0.name.asciiCaseInsensitiveEquals(name) }
+        firstIndex(named: name) != nil
+    }
+
+    /// The index of the first field named `name` (case-insensitive). Borrows each field's name in place (iterating
+    /// `storage` by value would retain and release both strings of every field) and compares lengths first.
+    @usableFromInline
+    func firstIndex(named name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            var index = 0
+            while index < storage.count {
+                if storage[index].name.utf8.count == wanted.count
+                    && storage[index].name.asciiCaseInsensitiveEquals(wanted)
+                {
+                    return index
+                }
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// Appends a field line, keeping existing ones with the same name.
@@ -131,6 +150,16 @@ extension StringProtocol {
             end = before
         }
         return string[start..<end]
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive comparison with bytes, without copying the string.
+    @inlinable
+    func asciiCaseInsensitiveEquals(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard utf8.count == other.count else { return false }
+        if let equal = utf8.withContiguousStorageIfAvailable({ $0.asciiCaseInsensitiveEquals(other) }) { return equal }
+        return utf8.elementsEqual(other) { $0 == $1 || asciiLower($0) == asciiLower($1) }
     }
 }
 

@@ -25,6 +25,21 @@ public struct HTTPHeaderBlock: Sendable, Equatable {
         droppedFieldNames = dropped
     }
 
+    static let requestIDName = Array("X-Request-ID: ".utf8)
+
+    /// Appends `X-Request-ID: id` when `id` is 1–128 visible ASCII characters; returns whether it did.
+    static func appendRequestID(_ id: String, to bytes: inout [UInt8]) -> Bool {
+        var id = id
+        return id.withUTF8 { id in
+            guard (1...128).contains(id.count), id.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+            bytes.append(contentsOf: requestIDName)
+            bytes.append(contentsOf: id)
+            bytes.append(Byte.cr)
+            bytes.append(Byte.lf)
+            return true
+        }
+    }
+
     /// Whether `field` may be written as given: not server-managed, and well-formed.
     static func isWritable(_ field: HTTPFields.Field) -> Bool { writability(field) == .writable }
 

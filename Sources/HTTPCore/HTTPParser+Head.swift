@@ -5,11 +5,8 @@ enum BodyFraming: Equatable {
     case chunked
 }
 
-struct ParsedHead {
-    var request: HTTPRequest
-    var framing: BodyFraming
-    var expectContinue: Bool
-}
+/// A parsed head: a tuple, so the caller destructures it and moves the request out instead of copying it.
+typealias ParsedHead = (request: HTTPRequest, framing: BodyFraming, expectContinue: Bool)
 
 /// Stateless parsing of a complete head (request line + field lines) held in a buffer.
 enum HeadParser {
@@ -106,15 +103,12 @@ enum HeadParser {
         }
         if contentEncoding && framing != .none { throw .contentEncodingNotSupported }
 
-        var request = HTTPRequest(
-            method: method, target: target, path: path, query: query, version: version, headers: headers)
-        if version.minor >= 1 {
-            request.keepAliveHint = !connectionClose
-        } else {
-            request.keepAliveHint = connectionKeepAlive && !connectionClose
-        }
-        return ParsedHead(
-            request: request, framing: framing, expectContinue: expectContinue && framing != .none && version.minor >= 1
+        let keepAlive = version.minor >= 1 ? !connectionClose : connectionKeepAlive && !connectionClose
+        return (
+            HTTPRequest(
+                method: method, target: target, path: path, query: query, version: version, headers: headers,
+                keepAliveHint: keepAlive),
+            framing, expectContinue && framing != .none && version.minor >= 1
         )
     }
 

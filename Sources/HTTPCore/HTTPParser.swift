@@ -89,6 +89,22 @@ public struct HTTPParser: Sendable {
 
     /// The next event, or `nil` when more bytes are needed. After a throw the parser stays failed.
     public mutating func next() throws(HTTPParseError) -> Event? {
+        switch try advance() {
+        case nil: nil
+        case .expectContinue: .expectContinue
+        case .request: .request(takeRequest())
+        }
+    }
+
+    /// What ``advance()`` found: ``next()``'s events without the request, which stays in the parser until
+    /// ``takeRequest()`` moves it out (the server's path: an `Event` payload would be copied out of the enum).
+    enum Progress {
+        case expectContinue
+        case request
+    }
+
+    /// Like ``next()``; after `.request`, call ``takeRequest()`` before advancing again.
+    mutating func advance() throws(HTTPParseError) -> Progress? {
         do {
             return try step()
         } catch {
@@ -97,7 +113,12 @@ public struct HTTPParser: Sendable {
         }
     }
 
-    private mutating func step() throws(HTTPParseError) -> Event? {
+    /// The request ``advance()`` completed, moved out of the parser.
+    mutating func takeRequest() -> HTTPRequest {
+        pending.take()!
+    }
+
+    private mutating func step() throws(HTTPParseError) -> Progress? {
         while true {
             switch state {
             case .failed:
@@ -105,25 +126,27 @@ public struct HTTPParser: Sendable {
 
             case .head:
                 guard let sectionLength = try scanSection(isHead: true) else { return nil }
-                let parsed = try buffer.withUnsafeBufferPointer { (pointer) throws(HTTPParseError) -> ParsedHead in
+                let (request, framing, expectContinue) = try buffer.withUnsafeBufferPointer {
+                    (pointer) throws(HTTPParseError) -> ParsedHead in
                     try HeadParser.parseHead(pointer, base: start, lines: lines, limits: limits)
                 }
                 start += sectionLength
                 lines.removeAll(keepingCapacity: true)
                 emptyLinesSkipped = 0
-                switch parsed.framing {
+                switch framing {
                 case .none:
-                    return .request(parsed.request)
+                    pending = request
+                    return .request
                 case .length(let length):
-                    pending = parsed.request
+                    pending = request
                     pending!.body.reserveCapacity(length)
                     state = .fixedBody(remaining: length)
                 case .chunked:
-                    pending = parsed.request
+                    pending = request
                     bodyCount = 0
                     state = .chunkSize
                 }
-                if parsed.expectContinue && start == buffer.count {
+                if expectContinue && start == buffer.count {
                     return .expectContinue
                 }
 
@@ -135,7 +158,7 @@ public struct HTTPParser: Sendable {
                 start += take
                 if take == remaining {
                     state = .head
-                    return .request(takePending())
+                    return .request
                 }
                 state = .fixedBody(remaining: remaining - take)
                 return nil
@@ -175,15 +198,9 @@ public struct HTTPParser: Sendable {
                 lines.removeAll(keepingCapacity: true)
                 pending!.trailers = trailers
                 state = .head
-                return .request(takePending())
+                return .request
             }
         }
-    }
-
-    private mutating func takePending() -> HTTPRequest {
-        let request = pending!
-        pending = nil
-        return request
     }
 
     /// Scans field lines; returns the section length (relative, final CRLF included) once complete.

@@ -22,7 +22,7 @@ public struct HTTPRequest: Sendable {
     /// Trailer fields of a chunked body (empty otherwise).
     public var trailers: HTTPFields
     /// Parameters captured by ``Router`` patterns (`{name}`), percent-decoded.
-    public var pathParameters: [String: String]
+    public var pathParameters: PathParameters
     /// The peer address (`"127.0.0.1:53211"`, `"[::1]:53211"`) when served by ``HTTPServer``.
     public var remoteAddress: String?
 
@@ -39,7 +39,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.trailers = HTTPFields()
-        self.pathParameters = [:]
+        self.pathParameters = PathParameters()
         self.remoteAddress = nil
     }
 
@@ -95,8 +95,10 @@ public struct HTTPRequest: Sendable {
     var keepAliveHint: Bool?
 
     init(
-        method: HTTPMethod, target: String, path: String, query: String?, version: HTTPVersion, headers: HTTPFields
+        method: HTTPMethod, target: String, path: String, query: String?, version: HTTPVersion, headers: HTTPFields,
+        keepAliveHint: Bool
     ) {
+        self.keepAliveHint = keepAliveHint
         self.method = method
         self.target = target
         self.path = path
@@ -105,7 +107,7 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = []
         self.trailers = HTTPFields()
-        self.pathParameters = [:]
+        self.pathParameters = PathParameters()
         self.remoteAddress = nil
     }
 

@@ -3,8 +3,11 @@
 ///
 /// A thrown ``HTTPResponseConvertible`` (such as ``HTTPResponseError``) becomes its response; any other error is logged through the
 /// server's ``HTTPLogSink`` and answered with a generic 500.
+///
+/// The request is `consuming`: the server hands it over (a responder that sets fields on it, as ``Router`` does
+/// with ``HTTPRequest/pathParameters``, does so without copying it).
 public protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequest) throws -> HTTPReply
+    func respond(to request: consuming HTTPRequest) throws -> HTTPReply
 }
 
 /// An ``HTTPResponder`` from a closure.
@@ -15,7 +18,7 @@ public struct HTTPHandlerResponder: HTTPResponder {
         self.handler = handler
     }
 
-    public func respond(to request: HTTPRequest) throws -> HTTPReply {
+    public func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
         try handler(request)
     }
 }

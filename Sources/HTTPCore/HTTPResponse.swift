@@ -12,6 +12,10 @@ public struct HTTPResponse: Sendable {
     /// Fields serialized in advance, written after the body's own fields and before ``headers`` (for fields that
     /// are the same on many responses; a field must not be in both).
     public var headerBlock: HTTPHeaderBlock?
+    /// The request id, sent as `X-Request-ID` after ``headerBlock`` (only when it is 1–128 visible ASCII
+    /// characters). Set this rather than a field in ``headers``: the server writes it straight into the head, with no
+    /// field list to build and check per response. A field of that name in ``headers`` is sent as well.
+    public var requestID: String?
 
     /// The body kinds.
     public enum Body: Sendable {

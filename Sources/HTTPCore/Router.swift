@@ -25,7 +25,8 @@ public struct Router: HTTPResponder {
         var handler: Handler
     }
 
-    private var literalRoutes: [String: [HTTPMethod: Handler]] = [:]
+    /// Routes without parameters, by their path's bytes: a short list compared by length and `memcmp` (no hashing).
+    private var literalRoutes: [(path: [UInt8], byMethod: [HTTPMethod: Handler])] = []
     private var parameterRoutes: [Route] = []
 
     public init() {}
@@ -39,7 +40,12 @@ public struct Router: HTTPResponder {
             return .literal(Array(segment.utf8))
         }
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
-            literalRoutes[pattern, default: [:]][method] = handler
+            let path = Array(pattern.utf8)
+            if let index = literalRoutes.firstIndex(where: { $0.path == path }) {
+                literalRoutes[index].byMethod[method] = handler
+            } else {
+                literalRoutes.append((path, [method: handler]))
+            }
         } else {
             parameterRoutes.removeAll { $0.method == method && $0.segments == segments }
             parameterRoutes.append(Route(method: method, segments: segments, handler: handler))
@@ -51,39 +57,59 @@ public struct Router: HTTPResponder {
     public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add(.put, pattern, handler) }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.delete, pattern, handler) }
 
-    public func respond(to request: HTTPRequest) throws -> HTTPReply {
+    /// Routes `request` (taken, not copied: the router sets its ``HTTPRequest/pathParameters`` in place).
+    public func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
+        let method = request.method
+        // The match comes back as indices, not closures: a closure returned through the generic
+        // `withContiguousStorageIfAvailable` would be re-abstracted (a thunk and an allocation per request).
+        let found = try request.path.utf8.withContiguousStorageIfAvailable { try match(method, $0) }
+        switch try found ?? Array(request.path.utf8).withUnsafeBufferPointer({ try match(method, $0) }) {
+        case .literal(let index, let method):
+            return try literalRoutes[index].byMethod[method]!(request)
+        case .parameter(let index, let parameters):
+            request.pathParameters = parameters
+            return try parameterRoutes[index].handler(request)
+        case .none(let allowed):
+            if allowed.isEmpty {
+                throw HTTPError(.notFound, code: "route_not_found", detail: "No route for \(request.path)")
+            }
+            var methods = allowed
+            if methods.contains(.get) { methods.insert(.head) }
+            let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
+            throw HTTPError(
+                .methodNotAllowed, code: "method_not_allowed", detail: "Allowed: \(allow)", headers: ["Allow": allow])
+        }
+    }
+
+    private enum Match {
+        /// `literalRoutes[index]`, for `method` (`GET` when a `HEAD` request fell back to it).
+        case literal(Int, HTTPMethod)
+        case parameter(Int, PathParameters)
+        /// No route for this method; the methods the path has routes for.
+        case none(Set<HTTPMethod>)
+    }
+
+    /// The route for `method` on `path`. Literal routes win; `HEAD` falls back to `GET`.
+    private func match(_ method: HTTPMethod, _ path: UnsafeBufferPointer<UInt8>) throws -> Match {
         var allowed: Set<HTTPMethod> = []
-        if let byMethod = literalRoutes[request.path] {
-            if let handler = byMethod[request.method] ?? (request.method == .head ? byMethod[.get] : nil) {
-                return try handler(request)
-            }
-            allowed.formUnion(byMethod.keys)
+        for (index, route) in literalRoutes.enumerated() where Router.equal(route.path, path) {
+            if route.byMethod[method] != nil { return .literal(index, method) }
+            if method == .head && route.byMethod[.get] != nil { return .literal(index, .get) }
+            allowed.formUnion(route.byMethod.keys)
         }
-        if !parameterRoutes.isEmpty {
-            var path = request.path
-            let matched = try path.withUTF8 { path -> (Route, [String: String])? in
-                for route in parameterRoutes {
-                    guard let parameters = try Router.match(route.segments, path) else { continue }
-                    if route.method == request.method || (request.method == .head && route.method == .get) {
-                        return (route, parameters)
-                    }
-                    allowed.insert(route.method)
-                }
-                return nil
+        for (index, route) in parameterRoutes.enumerated() where Router.matches(route.segments, path) {
+            if route.method == method || (method == .head && route.method == .get) {
+                return .parameter(index, try Router.parameters(route.segments, path))
             }
-            if let (route, parameters) = matched {
-                var request = request
-                request.pathParameters = parameters
-                return try route.handler(request)
-            }
+            allowed.insert(route.method)
         }
-        if allowed.isEmpty {
-            throw HTTPError(.notFound, code: "route_not_found", detail: "No route for \(request.path)")
-        }
-        if allowed.contains(.get) { allowed.insert(.head) }
-        let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")
-        throw HTTPError(
-            .methodNotAllowed, code: "method_not_allowed", detail: "Allowed: \(allow)", headers: ["Allow": allow])
+        return .none(allowed)
+    }
+
+    private static func equal(_ literal: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        literal.count == bytes.count
+            && (literal.isEmpty
+                || literal.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) } == 0)
     }
 
     /// The `/`-separated segments of a route pattern, split on its bytes like request paths are in ``match(_:_:)``.
@@ -91,11 +117,11 @@ public struct Router: HTTPResponder {
         path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
-    /// The path parameters when `path` (its bytes) has exactly the pattern's segments, else nil. The structure is
-    /// checked first without decoding or allocating anything; only a matching path's parameters are decoded.
-    private static func match(_ pattern: [Segment], _ path: UnsafeBufferPointer<UInt8>) throws -> [String: String]? {
-        guard matches(pattern, path) else { return nil }
-        var parameters: [String: String] = [:]
+    /// The percent-decoded parameters of a `path` that ``matches(_:_:)`` the pattern (checked first, without
+    /// decoding or allocating anything, so only the matching route's parameters are decoded).
+    /// - Throws: 400 `invalid_path_encoding` for a malformed escape.
+    private static func parameters(_ pattern: [Segment], _ path: UnsafeBufferPointer<UInt8>) throws -> PathParameters {
+        var parameters = PathParameters()
         var start = 0
         for segment in pattern {
             let end = segmentEnd(path, from: start)
@@ -104,7 +130,7 @@ public struct Router: HTTPResponder {
                 guard let decoded = PercentDecoding.decode(String(decoding: component, as: UTF8.self)) else {
                     throw HTTPError(.badRequest, code: "invalid_path_encoding", detail: "Malformed percent-encoding")
                 }
-                parameters[name] = decoded
+                parameters.append(name, decoded)
             }
             start = end + 1
         }
@@ -120,10 +146,7 @@ public struct Router: HTTPResponder {
             let component = UnsafeBufferPointer(rebasing: path[start..<end])
             switch segment {
             case .literal(let literal):
-                guard literal.count == component.count,
-                    literal.isEmpty
-                        || literal.withUnsafeBytes({ memcmp($0.baseAddress!, component.baseAddress!, $0.count) }) == 0
-                else { return false }
+                guard equal(literal, component) else { return false }
             case .parameter:
                 if component.isEmpty { return false }
             }

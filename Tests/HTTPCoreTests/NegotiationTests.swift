@@ -121,6 +121,12 @@ struct RouterTests {
         router.get("/v1/pages/home") { _ in .text("home") }
         router.post("/v1/pages/{pageID}/next") { _ in .text("posted") }
         router.get("/fail") { _ in throw HTTPError(.conflict, code: "busy") }
+        router.get("/v1/{a}/b/{c}") { request in
+            .text(
+                "\(request.pathParameters["a"] ?? "-") \(request.pathParameters["c"] ?? "-") \(request.pathParameters.count)"
+            )
+        }
+        router.delete("/v1/pages/home") { _ in .text("deleted") }
         return router
     }
 
@@ -135,6 +141,23 @@ struct RouterTests {
         #expect(text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/pages/home"))) == "home")
         #expect(text(try Self.router.respond(to: HTTPRequest(method: .post, target: "/v1/pages/x/next"))) == "posted")
         #expect(text(try Self.router.respond(to: HTTPRequest(method: .head, target: "/v1/pages/x/next?q"))) == "next:x")
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .get, target: "/v1/x/b/y%21"))) == "x y! 2")
+        // A literal route with another method registered under the same path keeps both.
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .delete, target: "/v1/pages/home"))) == "deleted")
+        #expect(text(try Self.router.respond(to: HTTPRequest(method: .head, target: "/v1/pages/home"))) == "home")
+    }
+
+    @Test func pathParameters() {
+        var parameters: PathParameters = ["a": "1", "b": "2"]
+        #expect(parameters["a"] == "1" && parameters["b"] == "2" && parameters["c"] == nil)
+        #expect(parameters == ["b": "2", "a": "1"])
+        #expect(parameters != ["a": "1"])
+        parameters["a"] = "3"
+        parameters["b"] = nil
+        #expect(parameters == ["a": "3"])
+        #expect(parameters.count == 1)
+        #expect(PathParameters().isEmpty)
+        #expect(parameters.description == "[a: 3]")
     }
 
     @Test func notFoundAndMethodNotAllowed() {
@@ -145,6 +168,14 @@ struct RouterTests {
         } catch let error as HTTPError {
             #expect(error.status == .methodNotAllowed)
             #expect(error.headers["Allow"] == "GET, HEAD, POST")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        do {
+            _ = try Self.router.respond(to: HTTPRequest(method: .put, target: "/v1/pages/home"))
+            Issue.record("expected 405")
+        } catch let error as HTTPError {
+            #expect(error.headers["Allow"] == "DELETE, GET, HEAD")
         } catch {
             Issue.record("unexpected \(error)")
         }

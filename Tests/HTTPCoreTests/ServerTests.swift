@@ -60,6 +60,11 @@ let testRouter: Router = {
     router.get("/fault/drip") { _ in
         .fault(.drip(.text(String(repeating: "d", count: 100)), chunkSize: 40, interval: .milliseconds(5)))
     }
+    router.get("/request-id/{id}") { request in
+        var response = HTTPResponse.text("id")
+        response.requestID = request.pathParameters["id"]
+        return .response(response)
+    }
     router.get("/boom") { _ in throw PlainError() }
     router.get("/problem") { _ in throw HTTPError(.conflict, code: "busy", detail: "try later") }
     return router
@@ -243,6 +248,28 @@ struct ServerTests {
             #expect(notAllowed.headers["Allow"] == "GET, HEAD")
             try await client.send("GET /dropped HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await client.readResponse()?.status == 500)
+        }
+    }
+
+    /// `HTTPResponse.requestID` is written as `X-Request-ID`; one that is not 1–128 visible ASCII characters is
+    /// dropped and reported, and the response is still sent.
+    @Test func requestIDIsWrittenIntoTheHead() async throws {
+        let logger = CapturingLogSink()
+        try await withServer(logger: logger, responder: testRouter) { server in
+            let client = HTTPTestClient(port: server.port)
+            try await client.send("GET /request-id/abc-123 HTTP/1.1\r\nHost: t\r\n\r\n")
+            let good = try #require(try await client.readResponse())
+            #expect(good.status == 200)
+            #expect(good.headers["X-Request-ID"] == "abc-123")
+            #expect(good.text == "id")
+            try await client.send("GET /request-id/a%20b HTTP/1.1\r\nHost: t\r\n\r\n")
+            let spaced = try #require(try await client.readResponse())
+            #expect(spaced.status == 200)
+            #expect(spaced.headers["X-Request-ID"] == nil)
+            #expect(logger.errors.withLock { $0.contains { $0.contains("X-Request-ID") } })
+            let long = String(repeating: "x", count: 129)
+            try await client.send("GET /request-id/\(long) HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try #require(try await client.readResponse()).headers["X-Request-ID"] == nil)
         }
     }
 

@@ -88,14 +88,14 @@ public final class BFFApplication: HTTPResponder {
 
     // MARK: Responder
 
-    public func respond(to request: HTTPRequest) throws -> HTTPReply {
+    public func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
         guard let cors, let origin = request.headers["Origin"], cors.allows(origin) else {
             return respondSameOrigin(to: request)
         }
         if request.method == .options, request.headers.contains("Access-Control-Request-Method") {
             var response = cors.preflight(origin: origin)
             let requestID = RequestID.accept(request.headers["X-Request-ID"])
-            response.headers.set("X-Request-ID", requestID)
+            response.requestID = requestID
             response.logContext = HTTPLogContext(route: "cors.preflight", requestID: requestID)
             return .response(response)
         }
@@ -103,7 +103,7 @@ public final class BFFApplication: HTTPResponder {
     }
 
     /// The answer, before any CORS field.
-    private func respondSameOrigin(to request: HTTPRequest) -> HTTPReply {
+    private func respondSameOrigin(to request: consuming HTTPRequest) -> HTTPReply {
         // The preview's own files skip the mock layer (no simulated faults, no journal entries); the page
         // requests it sends are ordinary /v1 requests and go through it like a device's.
         if let mockLayer, !request.path.hasPrefix(Self.previewPrefix) { return mockLayer.respond(to: request) }
@@ -111,20 +111,23 @@ public final class BFFApplication: HTTPResponder {
     }
 
     /// Routes `request`. Every answer, routed or not, leaves through ``finish(_:route:requestID:)``.
-    func serve(_ request: HTTPRequest) -> HTTPReply {
+    /// The router takes the request over (no copy); what an unrouted answer needs is kept aside.
+    func serve(_ request: consuming HTTPRequest) -> HTTPReply {
+        let path = request.path
+        let headers = request.headers
         do {
             return try router.respond(to: request)
         } catch {
-            return unrouted(request, error)
+            return unrouted(path: path, headers: headers, error)
         }
     }
 
     /// The answer to a request no route took: the router's 404 or 405 as the contract's problem.
-    func unrouted(_ request: HTTPRequest, _ error: any Error) -> HTTPReply {
-        let requestID = RequestID.accept(request.headers["X-Request-ID"])
+    func unrouted(path: String, headers: HTTPFields, _ error: any Error) -> HTTPReply {
+        let requestID = RequestID.accept(headers["X-Request-ID"])
         metrics.inFlight.add(1, ordering: .relaxed)
         let answer: Result<HTTPResponse, any Error> =
-            (error as? HTTPError).map { .success(Self.problem(for: $0, request: request)) } ?? .failure(error)
+            (error as? HTTPError).map { .success(Self.problem(for: $0, path: path)) } ?? .failure(error)
         return .response(finish(answer, route: "unmatched", requestID: requestID))
     }
 
@@ -178,7 +181,7 @@ public final class BFFApplication: HTTPResponder {
             log.error("request failed", ["requestID": .string(requestID), "error": .string(String(describing: error))])
             response = Self.internalError(requestID: requestID).makeResponse()
         }
-        response.headers.set("X-Request-ID", requestID)
+        response.requestID = requestID
         response.logContext = HTTPLogContext(route: route, requestID: requestID)
         return response
     }
@@ -191,13 +194,13 @@ public final class BFFApplication: HTTPResponder {
 
     /// Maps HTTPCore's router errors to the contract's problem codes, with a near-miss hint on 404s (and `Allow`
     /// on 405s).
-    static func problem(for error: HTTPError, request: HTTPRequest) -> HTTPResponse {
+    static func problem(for error: HTTPError, path: String) -> HTTPResponse {
         var problem = ProblemDetails(
             status: error.status.code, code: error.code, title: error.title, detail: error.detail)
         switch error.status.code {
         case 404:
-            var detail = "There is no route for \(request.path)."
-            if let closest = NearMiss.closest(to: request.path, among: ContractRoute.all.map(\.template)) {
+            var detail = "There is no route for \(path)."
+            if let closest = NearMiss.closest(to: path, among: ContractRoute.all.map(\.template)) {
                 detail += " Did you mean \(closest)?"
             }
             problem = ProblemDetails(status: 404, code: "not_found", title: "Not found", detail: detail)

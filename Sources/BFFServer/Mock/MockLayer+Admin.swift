@@ -16,7 +16,7 @@ extension MockLayer {
         do {
             return try admin.respond(to: request)
         } catch {
-            return application.unrouted(request, error)
+            return application.unrouted(path: request.path, headers: request.headers, error)
         }
     }
 

@@ -94,7 +94,7 @@ final class MockLayer: HTTPResponder {
     private func answered(_ response: HTTPResponse, _ request: HTTPRequest, route: String) -> HTTPResponse {
         var response = response
         let requestID = RequestID.accept(request.headers["X-Request-ID"])
-        response.headers.set("X-Request-ID", requestID)
+        response.requestID = requestID
         response.logContext = HTTPLogContext(route: route, requestID: requestID)
         return response
     }

@@ -36,7 +36,8 @@ struct ApplicationHTTPLog: HTTPLogSink {
             let line = AccessLogLine(
                 requestID: requestID, method: entry.method.rawValue, path: path, route: route, status: entry.status,
                 bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds)
-            log.sink.writeLine(line.append(to:))
+            // A closure literal, not the method reference `line.append(to:)` (that would allocate a context).
+            log.sink.writeLine { line.append(to: &$0) }
         }
         if let extra { (extra as? any ResponseSentObserver)?.responseSent(entry) }
         if forward.wantsAccessLog { forward.access(entry) }

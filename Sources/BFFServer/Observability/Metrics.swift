@@ -8,16 +8,28 @@ final class Metrics: Sendable {
 
     /// One route's counters: requests by status and the latency histogram.
     private struct RouteCounters {
-        var statuses: [Int: UInt64] = [:]
+        /// Requests by status: a short list searched in order (a route answers a handful of statuses), so
+        /// recording hashes nothing.
+        var statuses: [(status: Int, count: UInt64)] = []
         var histogram = Histogram()
 
         mutating func record(status: Int, seconds: Double) {
-            statuses[status, default: 0] += 1
+            if let index = statuses.firstIndex(where: { $0.status == status }) {
+                statuses[index].count += 1
+            } else {
+                statuses.append((status, 1))
+            }
             histogram.record(seconds)
         }
 
         mutating func merge(_ other: RouteCounters) {
-            statuses.merge(other.statuses, uniquingKeysWith: +)
+            for (status, count) in other.statuses {
+                if let index = statuses.firstIndex(where: { $0.status == status }) {
+                    statuses[index].count += count
+                } else {
+                    statuses.append((status, count))
+                }
+            }
             histogram.merge(other.histogram)
         }
     }
@@ -44,8 +56,10 @@ final class Metrics: Sendable {
 
     /// One event loop's request counters. Only that loop's thread records into it, so its lock is uncontended
     /// (a scrape takes it briefly); the shards are merged when `/metrics` is rendered.
+    /// Routes are a short list searched by name (route names are short strings, compared inline), not a
+    /// dictionary: recording hashes nothing.
     private final class Shard: Sendable {
-        let routes = Mutex<[String: RouteCounters]>([:])
+        let routes = Mutex<[(route: String, counters: RouteCounters)]>([])
     }
 
     private struct State {
@@ -64,7 +78,13 @@ final class Metrics: Sendable {
     /// Counts one answered request of `route` with `status`, taking `seconds`, on event loop `loop`.
     func record(route: String, status: Int, seconds: Double, loop: Int = 0) {
         shards[loop & (Metrics.shardCount - 1)].routes.withLock { routes in
-            routes[route, default: RouteCounters()].record(status: status, seconds: seconds)
+            if let index = routes.firstIndex(where: { $0.route == route }) {
+                routes[index].counters.record(status: status, seconds: seconds)
+            } else {
+                var counters = RouteCounters()
+                counters.record(status: status, seconds: seconds)
+                routes.append((route, counters))
+            }
         }
     }
 
@@ -89,9 +109,8 @@ final class Metrics: Sendable {
         lines.append("# HELP flow_bff_requests_total Requests answered, by route and status.")
         lines.append("# TYPE flow_bff_requests_total counter")
         for route in routes.keys.sorted() {
-            let statuses = routes[route]!.statuses
-            for status in statuses.keys.sorted() {
-                lines.append("flow_bff_requests_total{route=\"\(route)\",status=\"\(status)\"} \(statuses[status]!)")
+            for (status, count) in routes[route]!.statuses.sorted(by: { $0.status < $1.status }) {
+                lines.append("flow_bff_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)")
             }
         }
         lines.append("# HELP flow_bff_request_duration_seconds Time from a complete request to its response.")
