@@ -122,6 +122,19 @@ enum HeadParser {
     }
 
     /// Returns (method, target, version, path, query).
+    /// Whether none of the eight bytes of `word` needs a check in a request target: all in `&`…`~`, none `?`
+    /// (bit tricks: a byte below 0x26, above 0x7E or equal to 0x3F sets its high bit in one of the three masks).
+    @inline(__always)
+    static func isPlainTargetWord(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let below = (word &- ones &* 0x26) & ~word & highBits
+        let above = ((word &+ ones) | word) & highBits
+        let questions = word ^ (ones &* UInt64(Byte.question))
+        let question = (questions &- ones) & ~questions & highBits
+        return below | above | question == 0
+    }
+
     static func parseRequestLine(
         _ p: Bytes, _ lineStart: Int, _ lineEnd: Int
     ) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion, String, String?) {
@@ -134,10 +147,17 @@ enum HeadParser {
         index += 1
         let targetStart = index
         var question = -1
-        while index < lineEnd && p[index] != Byte.space {
+        while index < lineEnd {
+            // Fast path: '&' through '~' except '?' need no check (letters, digits, '/', '=', '-', '.', '_' …),
+            // eight bytes at a time; the space, controls, '#', '%', '?' and non-ASCII bytes take the checks below.
+            if index + 8 <= lineEnd,
+                isPlainTargetWord(UnsafeRawPointer(p.baseAddress! + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
+                continue
+            }
             let byte = p[index]
-            // Fast path: '&' through '~' except '?' need no check (letters, digits, '/', '=', '-', '.', '_' …);
-            // the space, controls, '#', '%', '?' and non-ASCII bytes take the checks below.
+            if byte == Byte.space { break }
             if byte > Byte.percent && byte < 0x7F && byte != Byte.question {
                 index += 1
                 continue

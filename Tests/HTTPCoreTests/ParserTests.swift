@@ -380,3 +380,42 @@ struct ParserAcceptanceTests {
         #expect(ok.requests.count == 1)
     }
 }
+
+/// The request-target scan checks eight bytes at a time: every byte value, at every offset of a word, gets the
+/// verdict the byte-by-byte rules give.
+@Suite("HTTPParser request-target bytes")
+struct ParserTargetByteTests {
+    /// What the byte-by-byte rules say about `byte` inside a target (space and `%` change the line's structure and
+    /// have their own tests).
+    static func isAllowed(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "#")
+    }
+
+    @Test(arguments: 0..<24)
+    func everyByteAtEveryOffset(offset: Int) {
+        for value in 0...255 {
+            let byte = UInt8(value)
+            if byte == 0x20 || byte == UInt8(ascii: "%") { continue }
+            var target = Array("/abcdefghijklmnopqrstuvwxyz".utf8)
+            target[1 + offset] = byte
+            let raw = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+            var parser = HTTPParser()
+            parser.append(raw)
+            let result = Result { () throws(HTTPParseError) in try parser.next() }
+            switch result {
+            case .success(.request(let request)?):
+                #expect(Self.isAllowed(byte), "byte \(value) at \(offset) accepted")
+                if byte == UInt8(ascii: "?") {
+                    #expect(request.path.utf8.count == 1 + offset, "byte \(value) at \(offset)")
+                    #expect(request.query?.utf8.count == target.count - 2 - offset)
+                } else {
+                    #expect(request.query == nil && request.path.utf8.count == target.count)
+                }
+            case .failure:
+                #expect(!Self.isAllowed(byte), "byte \(value) at \(offset) rejected")
+            default:
+                Issue.record("byte \(value) at \(offset): no request and no error")
+            }
+        }
+    }
+}

@@ -34,6 +34,13 @@ struct RepresentationKey: Hashable, Sendable {
             profile: cursor.profile, locale: cursor.locale)
     }
 
+    /// Hashes the version and position only: keys that differ in nothing else are rare, and still compared in full.
+    /// (Hashing the parameters dictionary, the profile and the locale cost more than the lookup itself.)
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(position)
+    }
+
     /// A first load without parameters for a client that declared nothing: the bodies built with each snapshot.
     var isPlainFirstLoad: Bool {
         position == nil && parameters.isEmpty && profile == nil && locale == nil && degradations.isEmpty
