@@ -172,13 +172,12 @@ final class Connection {
                 && !loop.draining,
             headers: request.headers, target: loop.logger.wantsAccessLog ? request.target : "",
             remoteAddress: remoteAddress, start: loop.logger.wantsAccessLog ? System.monotonicNanoseconds() : 0)
-        let reply: HTTPReply
+        // The reply goes straight into `perform` (a `let` assigned in both branches would be copied there).
         do {
-            reply = try loop.responder.respond(to: request)
+            perform(try loop.responder.respond(to: request), info)
         } catch {
-            reply = .response(errorResponse(error, info))
+            perform(.response(errorResponse(error, info)), info)
         }
-        perform(reply, info)
     }
 
     func errorResponse(_ error: any Error, _ info: RequestInfo) -> HTTPResponse {
@@ -187,8 +186,8 @@ final class Connection {
         return HTTPError.genericInternal.makeResponse()
     }
 
-    private func perform(_ reply: HTTPReply, _ info: RequestInfo) {
-        switch reply {
+    private func perform(_ reply: consuming HTTPReply, _ info: RequestInfo) {
+        switch consume reply {
         case .response(let response):
             send(response, info)
         case .deferred(let start):

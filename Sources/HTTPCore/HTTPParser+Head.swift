@@ -5,8 +5,9 @@ enum BodyFraming: Equatable {
     case chunked
 }
 
-/// A parsed head: a tuple, so the caller destructures it and moves the request out instead of copying it.
-typealias ParsedHead = (request: HTTPRequest, framing: BodyFraming, expectContinue: Bool)
+/// What a parsed head says about the body; the request itself is stored into the caller's optional (a request
+/// returned inside a value would be built on the stack and copied out).
+typealias ParsedHead = (framing: BodyFraming, expectContinue: Bool)
 
 /// Stateless parsing of a complete head (request line + field lines) held in a buffer.
 enum HeadParser {
@@ -17,7 +18,7 @@ enum HeadParser {
     }
 
     static func parseHead(
-        _ p: Bytes, base: Int, lines: [Range<Int>], limits: HTTPParser.Limits
+        _ p: Bytes, base: Int, lines: [Range<Int>], limits: HTTPParser.Limits, into request: inout HTTPRequest?
     ) throws(HTTPParseError) -> ParsedHead {
         let requestLine = lines[0]
         let (method, target, version, path, query) = try parseRequestLine(
@@ -104,12 +105,10 @@ enum HeadParser {
         if contentEncoding && framing != .none { throw .contentEncodingNotSupported }
 
         let keepAlive = version.minor >= 1 ? !connectionClose : connectionKeepAlive && !connectionClose
-        return (
-            HTTPRequest(
-                method: method, target: target, path: path, query: query, version: version, headers: headers,
-                keepAliveHint: keepAlive),
-            framing, expectContinue && framing != .none && version.minor >= 1
-        )
+        request = HTTPRequest(
+            method: method, target: target, path: path, query: query, version: version, headers: headers,
+            keepAliveHint: keepAlive)
+        return (framing, expectContinue && framing != .none && version.minor >= 1)
     }
 
     static func parseTrailers(_ p: Bytes, base: Int, lines: [Range<Int>]) throws(HTTPParseError) -> HTTPFields {

@@ -126,23 +126,20 @@ public struct HTTPParser: Sendable {
 
             case .head:
                 guard let sectionLength = try scanSection(isHead: true) else { return nil }
-                let (request, framing, expectContinue) = try buffer.withUnsafeBufferPointer {
+                let (framing, expectContinue) = try buffer.withUnsafeBufferPointer {
                     (pointer) throws(HTTPParseError) -> ParsedHead in
-                    try HeadParser.parseHead(pointer, base: start, lines: lines, limits: limits)
+                    try HeadParser.parseHead(pointer, base: start, lines: lines, limits: limits, into: &pending)
                 }
                 start += sectionLength
                 lines.removeAll(keepingCapacity: true)
                 emptyLinesSkipped = 0
                 switch framing {
                 case .none:
-                    pending = request
                     return .request
                 case .length(let length):
-                    pending = request
                     pending!.body.reserveCapacity(length)
                     state = .fixedBody(remaining: length)
                 case .chunked:
-                    pending = request
                     bodyCount = 0
                     state = .chunkSize
                 }

@@ -91,17 +91,20 @@ public struct Router: HTTPResponder {
 
     /// The route for `method` on `path`. Literal routes win; `HEAD` falls back to `GET`.
     private func match(_ method: HTTPMethod, _ path: UnsafeBufferPointer<UInt8>) throws -> Match {
+        // Routes are visited by index, not iterated as values: a copy of each route would retain and release its
+        // arrays, method and handler on every request.
         var allowed: Set<HTTPMethod> = []
-        for (index, route) in literalRoutes.enumerated() where Router.equal(route.path, path) {
-            if route.byMethod[method] != nil { return .literal(index, method) }
-            if method == .head && route.byMethod[.get] != nil { return .literal(index, .get) }
-            allowed.formUnion(route.byMethod.keys)
+        for index in literalRoutes.indices where Router.equal(literalRoutes[index].path, path) {
+            if literalRoutes[index].byMethod[method] != nil { return .literal(index, method) }
+            if method == .head && literalRoutes[index].byMethod[.get] != nil { return .literal(index, .get) }
+            allowed.formUnion(literalRoutes[index].byMethod.keys)
         }
-        for (index, route) in parameterRoutes.enumerated() where Router.matches(route.segments, path) {
-            if route.method == method || (method == .head && route.method == .get) {
-                return .parameter(index, try Router.parameters(route.segments, path))
+        for index in parameterRoutes.indices where Router.matches(parameterRoutes[index].segments, path) {
+            let routeMethod = parameterRoutes[index].method
+            if routeMethod == method || (method == .head && routeMethod == .get) {
+                return .parameter(index, try Router.parameters(parameterRoutes[index].segments, path))
             }
-            allowed.insert(route.method)
+            allowed.insert(routeMethod)
         }
         return .none(allowed)
     }
@@ -140,11 +143,11 @@ public struct Router: HTTPResponder {
     /// Whether `path` has the pattern's segments: equal literals, non-empty parameters, nothing left over.
     private static func matches(_ pattern: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
         var start = 0
-        for (index, segment) in pattern.enumerated() {
+        for index in pattern.indices {
             guard start <= path.count else { return false }
             let end = segmentEnd(path, from: start)
             let component = UnsafeBufferPointer(rebasing: path[start..<end])
-            switch segment {
+            switch pattern[index] {
             case .literal(let literal):
                 guard equal(literal, component) else { return false }
             case .parameter:

@@ -145,22 +145,26 @@ public final class BFFApplication: HTTPResponder {
         { request in
             let requestID = RequestID.accept(request.headers["X-Request-ID"])
             self.metrics.inFlight.add(1, ordering: .relaxed)
-            let answer: Answer
             do {
-                answer = try handler(request, requestID)
+                return self.reply(try handler(request, requestID), route: name, requestID: requestID)
             } catch {
                 return .response(self.finish(.failure(error), route: name, requestID: requestID))
             }
-            switch answer {
-            case .now(let response):
-                return .response(self.finish(.success(response), route: name, requestID: requestID))
-            case .later(let work):
-                return .deferred { promise in
-                    Task {
-                        let result: Result<HTTPResponse, any Error>
-                        do { result = .success(try await work()) } catch { result = .failure(error) }
-                        promise.succeed(self.finish(result, route: name, requestID: requestID))
-                    }
+        }
+    }
+
+    /// The reply for a handler's answer. The answer is taken over, so the response inside is moved into the reply,
+    /// not copied (each copy of a response retains and releases every reference it holds).
+    private func reply(_ answer: consuming Answer, route name: String, requestID: String) -> HTTPReply {
+        switch consume answer {
+        case .now(let response):
+            return .response(finish(.success(response), route: name, requestID: requestID))
+        case .later(let work):
+            return .deferred { promise in
+                Task {
+                    let result: Result<HTTPResponse, any Error>
+                    do { result = .success(try await work()) } catch { result = .failure(error) }
+                    promise.succeed(self.finish(result, route: name, requestID: requestID))
                 }
             }
         }
@@ -169,10 +173,10 @@ public final class BFFApplication: HTTPResponder {
     /// The one exit of every answer: errors become their problem responses (anything unexpected a logged 500
     /// that names only the request id); the response gets `X-Request-ID` and the log context that the access log
     /// and metrics read back from what HTTPCore actually sent (Observability/ApplicationHTTPLog.swift).
-    func finish(_ result: Result<HTTPResponse, any Error>, route: String, requestID: String) -> HTTPResponse {
+    func finish(_ result: consuming Result<HTTPResponse, any Error>, route: String, requestID: String) -> HTTPResponse {
         metrics.inFlight.subtract(1, ordering: .relaxed)
         var response: HTTPResponse
-        switch result {
+        switch consume result {
         case .success(let answer):
             response = answer
         case .failure(let error as any HTTPResponseConvertible):

@@ -2,43 +2,117 @@ import HTTPCore
 import PageModel
 
 /// One servable page: the normalised document, its settings, its content version and the api actions it declares.
+///
+/// A value type over one shared storage object (copy-on-write): the serving path passes a page around by value
+/// (catalog lookup, page source, response), and a copy costs one reference count instead of one per field.
 public struct CatalogPage: Sendable {
-    public var page: PageModel
+    /// Mutated only through ``storage(forWriting:)``, which copies it unless this value holds the only reference
+    /// (the same discipline as the standard library's collections), so sharing it between threads is safe.
+    private final class Storage: @unchecked Sendable {
+        var page: PageModel
+        var pageSize: Int
+        var cacheControl: String
+        var version: String
+        var actionNames: [String]
+        var file: String
+        var strings: LocalizedStrings?
+        var headerBlock: HTTPHeaderBlock?
+        var variants: [PageVariant]
+
+        init(
+            page: PageModel, pageSize: Int, cacheControl: String, version: String, actionNames: [String],
+            file: String, strings: LocalizedStrings?, headerBlock: HTTPHeaderBlock?, variants: [PageVariant]
+        ) {
+            self.page = page
+            self.pageSize = pageSize
+            self.cacheControl = cacheControl
+            self.version = version
+            self.actionNames = actionNames
+            self.file = file
+            self.strings = strings
+            self.headerBlock = headerBlock
+            self.variants = variants
+        }
+
+        func copy() -> Storage {
+            Storage(
+                page: page, pageSize: pageSize, cacheControl: cacheControl, version: version,
+                actionNames: actionNames, file: file, strings: strings, headerBlock: headerBlock, variants: variants)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage, copied first when another value shares it.
+    private mutating func storageForWriting() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var page: PageModel {
+        get { storage.page }
+        set { storageForWriting().page = newValue }
+    }
     /// Sections per chunk; 0 serves the whole page in the first response.
-    public var pageSize: Int
-    public var cacheControl: String { didSet { headerBlock = Self.headerBlock(cacheControl, strings) } }
+    public var pageSize: Int {
+        get { storage.pageSize }
+        set { storageForWriting().pageSize = newValue }
+    }
+    public var cacheControl: String {
+        get { storage.cacheControl }
+        set {
+            let storage = storageForWriting()
+            storage.cacheControl = newValue
+            storage.headerBlock = Self.headerBlock(newValue, storage.strings)
+        }
+    }
     /// Content version: the first 16 hex digits of the SHA-256 of the encoded page and its page size. Cursors bind
     /// it, so a cursor issued before an edit is answered with `cursor_expired`.
-    public var version: String
+    public var version: String {
+        get { storage.version }
+        set { storageForWriting().version = newValue }
+    }
     /// Names of the api actions this page file declares.
-    public var actionNames: [String]
+    public var actionNames: [String] {
+        get { storage.actionNames }
+        set { storageForWriting().actionNames = newValue }
+    }
     /// The file it came from, relative to the pages directory (empty for programmatic pages).
-    public var file: String
+    public var file: String {
+        get { storage.file }
+        set { storageForWriting().file = newValue }
+    }
     /// Localized strings for the page's `$l10n:` markers (`server.strings`), when it has any.
-    public var strings: LocalizedStrings? { didSet { headerBlock = Self.headerBlock(cacheControl, strings) } }
+    public var strings: LocalizedStrings? {
+        get { storage.strings }
+        set {
+            let storage = storageForWriting()
+            storage.strings = newValue
+            storage.headerBlock = Self.headerBlock(storage.cacheControl, newValue)
+        }
+    }
     /// ``responseHeaders(locale:)`` serialized once, for pages without strings (their headers never vary).
-    private(set) var headerBlock: HTTPHeaderBlock?
+    var headerBlock: HTTPHeaderBlock? { storage.headerBlock }
     /// Documents served instead of this one for matching query parameters (`server.variants`), first match wins.
-    var variants: [PageVariant] = []
+    var variants: [PageVariant] {
+        get { storage.variants }
+        set { storageForWriting().variants = newValue }
+    }
 
     public init(
         page: PageModel, pageSize: Int, cacheControl: String, actionNames: [String] = [], file: String = "",
         strings: LocalizedStrings? = nil
     ) {
-        self.page = page
-        self.pageSize = pageSize
-        self.cacheControl = cacheControl
-        self.actionNames = actionNames
-        self.file = file
-        self.strings = strings
-        headerBlock = Self.headerBlock(cacheControl, strings)
         // The encoded page is hashed as it is written, a section at a time: a long page never exists as one buffer.
         let digest = Crypto.sha256 { feed in
             page.encoded(into: feed)
             feed(Array("|\(pageSize)".utf8))
             if let strings { feed(strings.fingerprint) }
         }
-        self.version = Crypto.hex(digest.prefix(8))
+        storage = Storage(
+            page: page, pageSize: pageSize, cacheControl: cacheControl, version: Crypto.hex(digest.prefix(8)),
+            actionNames: actionNames, file: file, strings: strings,
+            headerBlock: Self.headerBlock(cacheControl, strings), variants: [])
     }
 
     /// The end of the first chunk: where the first cursor points.
