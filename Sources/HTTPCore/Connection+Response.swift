@@ -147,9 +147,8 @@ extension Connection {
         let bodyLength = output.pendingBytes - before - headLength
 
         loop.served.add(1, ordering: .relaxed)
-        let logger = loop.logger
-        if logger.wantsAccessLog {
-            logger.access(
+        if loop.wantsAccessLog {
+            loop.logger.access(
                 HTTPAccessLogEntry(
                     method: info.method, target: info.target, version: info.version, status: status.code,
                     bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,

@@ -170,8 +170,10 @@ final class Connection {
             method: request.method, version: request.version,
             keepAlive: request.wantsKeepAlive && requestsServed < loop.configuration.limits.maxRequestsPerConnection
                 && !loop.draining,
-            headers: request.headers, target: loop.logger.wantsAccessLog ? request.target : "",
-            remoteAddress: remoteAddress, start: loop.logger.wantsAccessLog ? System.monotonicNanoseconds() : 0)
+            headers: request.headers, target: loop.wantsAccessLog ? request.target : "",
+            // The duration starts when the loop woke up for the bytes of this request (the clock is read once per
+            // batch of events): a request answered after others of the same batch counts its wait too.
+            remoteAddress: remoteAddress, start: loop.wantsAccessLog ? loop.now : 0)
         // The reply goes straight into `perform` (a `let` assigned in both branches would be copied there).
         do {
             perform(try loop.responder.respond(to: request), info)

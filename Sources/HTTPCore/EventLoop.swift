@@ -31,6 +31,8 @@ final class EventLoop: @unchecked Sendable {
     let server: HTTPServer
     let responder: any HTTPResponder
     let logger: any HTTPLogSink
+    /// `logger.wantsAccessLog`, read once: asked per request, it would copy the existential each time.
+    let wantsAccessLog: Bool
     let configuration: HTTPServer.Configuration
     let headerTimeout: UInt64
     let bodyTimeout: UInt64
@@ -67,6 +69,7 @@ final class EventLoop: @unchecked Sendable {
         self.server = server
         self.responder = responder
         self.logger = server.logger
+        self.wantsAccessLog = server.logger.wantsAccessLog
         self.configuration = server.configuration
         self.listenFD = listenFD
         let timeouts = configuration.timeouts

@@ -17,7 +17,8 @@ public struct HTTPAccessLogEntry: Sendable {
     /// Whether the body was sent with `Content-Encoding: gzip`.
     public var gzip: Bool
     public var remoteAddress: String?
-    /// Time from the complete request to the response being queued, in nanoseconds.
+    /// Time from the event-loop wake-up that read the end of the request (the loop reads its clock once per batch of
+    /// ready connections) to the response being queued, in nanoseconds.
     public var durationNanoseconds: UInt64
     /// The responder's ``HTTPResponse/logContext``; `nil` for answers the server made itself (malformed requests,
     /// handler failures).
@@ -47,7 +48,8 @@ public struct HTTPLogContext: Sendable {
 /// Where the server reports access-log entries and errors. The library never creates a global logger: pass
 /// one to ``HTTPServer``. Methods are called on event-loop threads and must be cheap and thread-safe.
 public protocol HTTPLogSink: Sendable {
-    /// Whether ``access(_:)`` should be called at all (skipping building the entries saves time).
+    /// Whether ``access(_:)`` should be called at all (skipping building the entries saves time). Read once, when
+    /// the server starts.
     var wantsAccessLog: Bool { get }
     func access(_ entry: HTTPAccessLogEntry)
     /// An error worth an operator's attention (handler failures answered with 500, socket errors, …).

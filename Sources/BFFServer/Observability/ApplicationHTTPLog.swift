@@ -5,12 +5,28 @@ import PageModel
 /// (status, bytes, encoding, duration), with the route and request id the application attached to the response
 /// (``HTTPLogContext``). A context's ``HTTPLogContext/extra`` that is a ``ResponseSentObserver`` (the mock
 /// journal's draft entry) is told too. HTTPCore's own error reports become structured log lines.
-struct ApplicationHTTPLog: HTTPLogSink {
+///
+/// A class: HTTPCore holds it as an `any HTTPLogSink`, and a reference is one count to copy where a struct of four
+/// fields would be several.
+final class ApplicationHTTPLog: HTTPLogSink {
     let metrics: Metrics
     let log: Logger
     let accessLog: Bool
     /// Where HTTPCore's error reports also go (tests).
     let forward: any HTTPLogSink
+    /// `forward.wantsAccessLog`, read once.
+    private let forwardsAccess: Bool
+    /// `log.sink`, held directly (no `Logger` copy per line).
+    private let sink: any BFFLogSink
+
+    init(metrics: Metrics, log: Logger, accessLog: Bool, forward: any HTTPLogSink) {
+        self.metrics = metrics
+        self.log = log
+        self.accessLog = accessLog
+        self.forward = forward
+        forwardsAccess = forward.wantsAccessLog
+        sink = log.sink
+    }
 
     /// Always: metrics and the journal need every entry even with the access log off.
     var wantsAccessLog: Bool { true }
@@ -37,10 +53,10 @@ struct ApplicationHTTPLog: HTTPLogSink {
                 requestID: requestID, method: entry.method.rawValue, path: path, route: route, status: entry.status,
                 bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds)
             // A closure literal, not the method reference `line.append(to:)` (that would allocate a context).
-            log.sink.writeLine { line.append(to: &$0) }
+            sink.writeLine { line.append(to: &$0) }
         }
         if let extra { (extra as? any ResponseSentObserver)?.responseSent(entry) }
-        if forward.wantsAccessLog { forward.access(entry) }
+        if forwardsAccess { forward.access(entry) }
     }
 
     func error(_ message: String) {
