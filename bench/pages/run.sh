@@ -150,7 +150,9 @@ for round in $(seq "$ROUNDS"); do
             done
         done
     done
-    for size in 100 100k; do
+    # The two pages alternate which goes first, like the servers above (no order bias in the ratio).
+    if ((round % 2)); then sizes="100 100k"; else sizes="100k 100"; fi
+    for size in $sizes; do
         target=$SMALL_NEXT; [[ $size == 100k ]] && target=$LARGE_NEXT
         measure "$LATENCY" "sections$size" "next chunk" "$BFF_PID" "$base$target" 1 plain "$round"
     done
