@@ -43,13 +43,6 @@ struct OutputQueue {
         extendArena(from: start)
     }
 
-    /// Appends a decimal number.
-    mutating func appendDecimal(_ value: Int) {
-        let start = arena.count
-        ByteFormatting.appendDecimal(value, to: &arena)
-        extendArena(from: start)
-    }
-
     /// Appends a lower-case hexadecimal number.
     mutating func appendHex(_ value: Int) {
         let start = arena.count
