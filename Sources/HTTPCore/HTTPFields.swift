@@ -60,7 +60,8 @@ public struct HTTPFields: Sendable, Equatable, Sequence, ExpressibleByDictionary
     }
 
     /// The index of the first field named `name` (case-insensitive). Borrows each field's name in place (iterating
-    /// `storage` by value would retain and release both strings of every field) and compares lengths first.
+    /// `storage` by value would retain and release both strings of every field). The length test is repeated here,
+    /// inline, so a field of another length costs no call (measured: 3 % more instructions per request without it).
     @usableFromInline
     func firstIndex(named name: String) -> Int? {
         var name = name

@@ -6,7 +6,7 @@ import PageModel
 /// A value type over one shared storage object (copy-on-write): the serving path passes a page around by value
 /// (catalog lookup, page source, response), and a copy costs one reference count instead of one per field.
 public struct CatalogPage: Sendable {
-    /// Mutated only through ``storage(forWriting:)``, which copies it unless this value holds the only reference
+    /// Mutated only through `storageForWriting()`, which copies it unless this value holds the only reference
     /// (the same discipline as the standard library's collections), so sharing it between threads is safe.
     private final class Storage: @unchecked Sendable {
         var page: PageModel

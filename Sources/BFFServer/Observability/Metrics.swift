@@ -14,23 +14,21 @@ final class Metrics: Sendable {
         var histogram = Histogram()
 
         mutating func record(status: Int, seconds: Double) {
-            if let index = statuses.firstIndex(where: { $0.status == status }) {
-                statuses[index].count += 1
-            } else {
-                statuses.append((status, 1))
-            }
+            add(1, status: status)
             histogram.record(seconds)
         }
 
         mutating func merge(_ other: RouteCounters) {
-            for (status, count) in other.statuses {
-                if let index = statuses.firstIndex(where: { $0.status == status }) {
-                    statuses[index].count += count
-                } else {
-                    statuses.append((status, count))
-                }
-            }
+            for (status, count) in other.statuses { add(count, status: status) }
             histogram.merge(other.histogram)
+        }
+
+        private mutating func add(_ count: UInt64, status: Int) {
+            if let index = statuses.firstIndex(where: { $0.status == status }) {
+                statuses[index].count += count
+            } else {
+                statuses.append((status, count))
+            }
         }
     }
 
