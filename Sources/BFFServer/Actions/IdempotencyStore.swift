@@ -3,13 +3,29 @@ import Synchronization
 /// Where the answers to api action requests with an `Idempotency-Key` are kept (IETF httpapi
 /// idempotency-key-header draft). Async, so a shared store (Redis, a database) fits behind it; the default,
 /// ``MemoryIdempotencyStore``, serves one replica.
+///
+/// A store that cannot tell whether a key was seen (a shared store that is down) throws from
+/// ``claim(_:fingerprint:ttl:)``: the request is then refused 503 `idempotency_store_unavailable` without running,
+/// so no action is applied twice during an outage (fail closed).
 public protocol IdempotencyStore: Sendable {
-    /// Claims `key` for a request whose body has `fingerprint`, for `ttl`.
+    /// Claims `key` for a request whose body has `fingerprint`, for `ttl` (the claim's lease: a claim never
+    /// completed, say because its replica died, frees the key when it runs out).
+    /// - Throws: ``IdempotencyStoreUnavailable`` (or any error) when the store cannot answer.
     func claim(_ key: String, fingerprint: String, ttl: Duration) async throws -> IdempotencyClaim
     /// Stores the answer of a claimed key, kept for `ttl`.
     func complete(_ key: String, with answer: IdempotentAnswer, ttl: Duration) async throws
     /// Forgets a claimed key (its request failed with a 5xx or an error, so a retry runs again).
     func release(_ key: String) async throws
+}
+
+/// A shared idempotency store did not answer (unreachable, too slow, an error reply).
+public struct IdempotencyStoreUnavailable: Error, Sendable, CustomStringConvertible {
+    /// What failed, for the log.
+    public var reason: String
+
+    public init(_ reason: String) { self.reason = reason }
+
+    public var description: String { "idempotency store unavailable: \(reason)" }
 }
 
 /// What ``IdempotencyStore/claim(_:fingerprint:ttl:)`` found.

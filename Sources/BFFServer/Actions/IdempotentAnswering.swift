@@ -6,8 +6,16 @@ import PageModel
 /// again (`Idempotent-Replayed: true`) without running anything; the same key with another request is 422
 /// `idempotency_key_reused`; a retry while the first still runs is 409 `idempotency_key_in_use`. Keys are scoped
 /// to the `X-Flow-Session` (or to no session). A 5xx answer or an error is not stored, so a retry runs again.
+///
+/// A store that cannot answer (Redis down) refuses the request 503 `idempotency_store_unavailable` with
+/// `Retry-After: 1` and runs nothing: fail closed, so a retry during an outage never applies an action twice. A claim
+/// is a lease of ``claimLease`` until its answer is stored: a claim whose replica died, or one a stopped Redis
+/// executed after the request had given up on it, frees the key then instead of answering 409 for a day.
 struct IdempotentAnswering: Sendable {
     static let header = "Idempotency-Key"
+    /// How long a claim without an answer holds its key: longer than an action runs (handlers time out after 5 s
+    /// by default), short enough that an abandoned claim does not block its key for `actions.idempotencySeconds`.
+    static let claimLease: Duration = .seconds(30)
     let key: String
     let fingerprint: String
     let ttl: Duration
@@ -34,7 +42,19 @@ struct IdempotentAnswering: Sendable {
     func answer(store: any IdempotencyStore, _ compute: @Sendable () async throws -> HTTPResponse) async throws
         -> HTTPResponse
     {
-        switch try await store.claim(key, fingerprint: fingerprint, ttl: ttl) {
+        let claim: IdempotencyClaim
+        do {
+            claim = try await store.claim(key, fingerprint: fingerprint, ttl: min(ttl, Self.claimLease))
+        } catch {
+            var problem = ProblemDetails(
+                status: 503, code: "idempotency_store_unavailable", title: "Idempotency store unavailable",
+                detail: "Retries of this action cannot be recognised right now, so it did not run; retry shortly "
+                    + "with the same Idempotency-Key."
+            ).makeResponse()
+            problem.headers.set("Retry-After", "1")
+            return problem
+        }
+        switch claim {
         case .replay(let stored):
             var headers = HTTPFields()
             for field in stored.headers where field.count == 2 { headers.append(field[0], field[1]) }

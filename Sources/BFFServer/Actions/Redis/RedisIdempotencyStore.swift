@@ -6,10 +6,13 @@ import Synchronization
 /// too. A key is claimed with `SET key {"fingerprint":…} NX PX ttl`; a completed answer replaces it (`SET … PX`);
 /// a released key is `DEL`eted; a claim that finds the key reads it with `GET`.
 ///
-/// **Outage:** when Redis fails (unreachable, timeout, error reply) the request is answered anyway, without replay
-/// protection — a claim counts as new — and a warning is logged (once per outage, plus one line on recovery)
-/// and counted in `flow_bff_idempotency_store_errors_total{operation}`; `flow_bff_idempotency_store_up` is 0 until
-/// a command succeeds again. Availability over exactly-once: a retry during an outage may run twice.
+/// **Outage:** when Redis fails (unreachable, timeout, error reply) a claim throws ``IdempotencyStoreUnavailable``
+/// and the request is refused 503 `idempotency_store_unavailable` without running (fail closed: exactly-once over
+/// availability, so a retry during an outage is never applied twice). A failed complete or release is logged and
+/// the request's answer still goes out (the action ran); the claim's lease then frees the key. A warning is logged
+/// once per outage, plus one line on recovery, and each failure is counted in
+/// `flow_bff_idempotency_store_errors_total{operation}`; `flow_bff_idempotency_store_up` is 0 until a command
+/// succeeds again.
 public final class RedisIdempotencyStore: IdempotencyStore {
     private struct Stored: Codable {
         var fingerprint: String
@@ -31,7 +34,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
     /// - Parameters:
     ///   - endpoint: the Redis server.
     ///   - keyPrefix: prepended to the SHA-256 of each key. Default `flow-bff:idempotency:`.
-    ///   - timeout: longest a Redis command may take before the request goes on unprotected. Default 0.25 s.
+    ///   - timeout: longest a Redis command may take; a claim that takes longer refuses its request. Default 0.25 s.
     ///   - log: where outage warnings go.
     public init(
         endpoint: RedisEndpoint, keyPrefix: String = "flow-bff:idempotency:", timeout: Duration = .milliseconds(250),
@@ -42,7 +45,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
         self.log = log
     }
 
-    public func claim(_ key: String, fingerprint: String, ttl: Duration) async -> IdempotencyClaim {
+    public func claim(_ key: String, fingerprint: String, ttl: Duration) async throws -> IdempotencyClaim {
         let redisKey = self.redisKey(key)
         do {
             // Twice at most: a key that expires between SET NX and GET is claimed on the second round.
@@ -72,7 +75,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
             throw RedisError("the key kept expiring while it was claimed")
         } catch {
             failed("claim", error)
-            return .claimed
+            throw IdempotencyStoreUnavailable("\(error)")
         }
     }
 
@@ -129,7 +132,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
             defer { health.up = true }
             return !health.up
         }
-        if recovered { log.info("idempotency store reachable again: replay protection restored") }
+        if recovered { log.info("idempotency store reachable again: keyed api actions are answered again") }
         return value
     }
 
@@ -141,7 +144,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
         }
         if first {
             log.warning(
-                "idempotency store unavailable: api actions are answered without replay protection",
+                "idempotency store unavailable: api actions with an Idempotency-Key are refused (503) until it answers",
                 ["operation": .string(operation), "error": .string("\(error)")])
         }
     }
@@ -153,7 +156,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
         text += "# TYPE flow_bff_idempotency_store_up gauge\n"
         text += "flow_bff_idempotency_store_up \(health.up ? 1 : 0)\n"
         text += "# HELP flow_bff_idempotency_store_errors_total Failed idempotency store commands, by operation; "
-        text += "each request went on without replay protection.\n"
+        text += "a failed claim refused its request (503).\n"
         text += "# TYPE flow_bff_idempotency_store_errors_total counter\n"
         for operation in ["claim", "complete", "release"] {
             text +=

@@ -1,0 +1,92 @@
+import BFFServer
+import BFFTesting
+import HTTPCore
+import HTTPTesting
+import Synchronization
+import Testing
+
+/// How `Idempotency-Key` answering uses its store: a claim is a 30 s lease that its completion extends to
+/// `actions.idempotencySeconds`, and a store that cannot answer refuses the request without running it
+/// (docs/operations.md, "Chaos").
+@Suite struct IdempotencyLeaseTests {
+    /// Records the TTLs it is given; its claims throw when `failing`.
+    final class RecordingStore: IdempotencyStore {
+        let memory = MemoryIdempotencyStore()
+        let failing: Bool
+        let claims = Mutex<[Duration]>([])
+        let completions = Mutex<[Duration]>([])
+        let releases = Atomic<Int>(0)
+
+        init(failing: Bool = false) { self.failing = failing }
+
+        func claim(_ key: String, fingerprint: String, ttl: Duration) throws -> IdempotencyClaim {
+            claims.withLock { $0.append(ttl) }
+            if failing { throw IdempotencyStoreUnavailable("the test's store is down") }
+            return memory.claim(key, fingerprint: fingerprint, ttl: ttl)
+        }
+
+        func complete(_ key: String, with answer: IdempotentAnswer, ttl: Duration) {
+            completions.withLock { $0.append(ttl) }
+            memory.complete(key, with: answer, ttl: ttl)
+        }
+
+        func release(_ key: String) {
+            releases.add(1, ordering: .relaxed)
+            memory.release(key)
+        }
+    }
+
+    @Test func aClaimIsALeaseThatItsAnswerExtends() async throws {
+        let store = RecordingStore()
+        var configuration = BFFConfiguration()
+        configuration.actions.idempotencySeconds = 600
+        try await withTestServer(pages: try temporaryPages(ActionHandlerTests.pages), configuration: configuration) {
+            server in
+            ActionHandlerTests.register(on: server.service.application)
+            server.service.application.actions.idempotencyStore = store
+            let key = [("Idempotency-Key", "lease")]
+            let answer = try await HTTPTestClient(port: server.port).post(
+                "/v1/actions/calc.set", json: ActionHandlerTests.body(value: 2), headers: key)
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(store.claims.withLock { $0 } == [.seconds(30)], "the claim holds the key for the lease only")
+            #expect(store.completions.withLock { $0 } == [.seconds(600)], "the answer is kept for idempotencySeconds")
+        }
+    }
+
+    @Test func aShortIdempotencyWindowIsNotLengthenedByTheLease() async throws {
+        let store = RecordingStore()
+        var configuration = BFFConfiguration()
+        configuration.actions.idempotencySeconds = 5
+        try await withTestServer(pages: try temporaryPages(ActionHandlerTests.pages), configuration: configuration) {
+            server in
+            ActionHandlerTests.register(on: server.service.application)
+            server.service.application.actions.idempotencyStore = store
+            let answer = try await HTTPTestClient(port: server.port).post(
+                "/v1/actions/calc.set", json: ActionHandlerTests.body(value: 2), headers: [("Idempotency-Key", "s")])
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(store.claims.withLock { $0 } == [.seconds(5)])
+        }
+    }
+
+    @Test func aStoreThatCannotAnswerRefusesTheRequestWithoutRunningIt() async throws {
+        let store = RecordingStore(failing: true)
+        let calls = Calls()
+        try await withTestServer(pages: try temporaryPages(ActionHandlerTests.pages)) { server in
+            ActionHandlerTests.register(on: server.service.application, calls: calls)
+            server.service.application.actions.idempotencyStore = store
+            let http = HTTPTestClient(port: server.port)
+            let body = ActionHandlerTests.body(value: 2)
+            let refused = try await http.post("/v1/actions/calc.set", json: body, headers: [("Idempotency-Key", "k")])
+            #expect(refused.status == 503, "\(refused.text)")
+            #expect(refused.header("Content-Type") == "application/problem+json")
+            #expect(refused.header("Retry-After") == "1")
+            #expect(refused.text.contains(#""code":"idempotency_store_unavailable""#))
+            #expect(calls.count.load(ordering: .relaxed) == 0, "the action ran although its key could not be claimed")
+            #expect(store.completions.withLock { $0 }.isEmpty)
+            #expect(store.releases.load(ordering: .relaxed) == 0)
+            let unkeyed = try await http.post("/v1/actions/calc.set", json: body)
+            #expect(unkeyed.status == 200, "a request without a key does not need the store")
+            #expect(calls.count.load(ordering: .relaxed) == 1)
+        }
+    }
+}
