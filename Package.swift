@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(
             name: "HTTPCoreTests", dependencies: ["HTTPCore", "HTTPTesting", "CZlib"], swiftSettings: strict),
         .testTarget(
-            name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting", "HTTPTesting"], swiftSettings: strict),
+            name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting", "HTTPTesting"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPCore", "HTTPTesting"],
             swiftSettings: strict),

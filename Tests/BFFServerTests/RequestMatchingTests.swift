@@ -163,10 +163,19 @@ import Testing
             }
             let good = try await send("4")
             #expect(good.status == 200, "\(good.text)")
+            // The request's value made the answer invalid: a 422 naming the request member, never the answer's
+            // internals (issue 27: it was a 500 showing /mutations/0/widget/content/value).
             let bad = try await send(#""four""#)
-            #expect(bad.status == 500)
-            #expect(try json(bad)["code"] == "invalid_action_response")
-            #expect(try json(bad)["diagnostics"]?[0]?["path"] == "/mutations/0/widget/content/value")
+            #expect(bad.status == 422)
+            #expect(try json(bad)["code"] == "invalid_action_value")
+            #expect(try json(bad)["path"] == "/payload/n")
+            #expect(try json(bad)["diagnostics"] == nil)
+            #expect(!bad.text.contains("/mutations"), "\(bad.text)")
+            #expect(bad.text.contains("/payload/n (string)"), "\(bad.text)")
+            let absent = try await http.post(
+                "/v1/actions/shop.set", json: #"{"pageID": "shop", "widgetID": "qty", "event": "change", "value": 2}"#)
+            #expect(absent.status == 422, "\(absent.text)")
+            #expect(try json(absent)["path"] == "/payload/n", "\(absent.text)")
         }
     }
 

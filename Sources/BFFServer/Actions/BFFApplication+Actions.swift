@@ -47,7 +47,8 @@ extension BFFApplication {
         }
         guard let declared else { preconditionFailure("checked above") }
         let answer = { @Sendable () throws -> HTTPResponse in
-            let answer = try self.declaredAnswer(declared, to: action, request, snapshot: snapshot)
+            let answer = try self.declaredAnswer(
+                declared, to: action, request, snapshot: snapshot, requestID: requestID)
             self.lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
             return try self.actionResponse(answer, declaredBy: page, request)
         }
@@ -76,7 +77,8 @@ extension BFFApplication {
     }
 
     /// Runs a Swift handler under its timeout and checks its answer with the codec and the lint rules, counting
-    /// the outcome per action (`ok`, a problem code, `invalid_action_response`, `internal_error`).
+    /// the outcome per action (`ok`, a problem code, `invalid_action_response`, `internal_error`). An invalid answer
+    /// is a server bug: a logged 500 whose body names the lint codes, with the diagnostics only in mock mode.
     func runHandler(_ handler: ActionHandlers.Registration, _ context: ActionRequestContext) async throws
         -> ActionAnswer
     {
@@ -87,25 +89,31 @@ extension BFFApplication {
             title: "Action timeout", count: { actions.count(name, outcome: $0) }, { try await work(context) })
         let errors = Self.diagnostics(of: response).filter { $0.severity == .error }
         guard errors.isEmpty else {
-            actions.count(name, outcome: "invalid_action_response")
+            actions.count(name, outcome: ActionProblemCode.invalidActionResponse)
             log.error(
                 "invalid action response",
                 [
                     "requestID": .string(context.requestID), "action": .string(name),
                     "diagnostics": .string(errors.map(\.description).joined(separator: "; ")),
                 ])
+            var codes: [String] = []
+            for error in errors where !codes.contains(error.code) { codes.append(error.code) }
+            // A server bug, not the client's: the body names the lint codes and the request ID; the paths inside
+            // the answer are in the log line (and, in mock mode, in `diagnostics`).
             throw ProblemDetails(
-                status: 500, code: "invalid_action_response", title: "Invalid action response",
+                status: 500, code: ActionProblemCode.invalidActionResponse, title: "Invalid action response",
                 detail:
-                    "The action handler for \"\(name)\" answered with \(errors.count) error\(errors.count == 1 ? "" : "s").",
-                diagnostics: errors)
+                    "The action handler for \"\(name)\" answered with \(errors.count) error\(errors.count == 1 ? "" : "s") "
+                    + "(\(codes.joined(separator: ", "))). The request ID is \(context.requestID).",
+                diagnostics: configuration.mock.enabled ? errors : nil)
         }
         actions.count(name, outcome: "ok")
         return ActionAnswer(response: response, prepared: nil)
     }
 
     /// What the codec and the lint rules find in a computed answer: it is encoded and decoded like a device would
-    /// (unknown or malformed content shows up here), and what its mutations bring is linted. Mutation targets are
+    /// (unknown or malformed content shows up here), and what its mutations bring and its effects are linted
+    /// (`unsafe_url` deeplinks included). Mutation targets are
     /// not checked against the page: a device may hold widgets an earlier answer brought.
     static func diagnostics(of response: ActionResponse) -> [Diagnostic] {
         let decoded: ActionResponse
@@ -117,11 +125,7 @@ extension BFFApplication {
         } catch {
             return [error.diagnostic]
         }
-        let validator = PageValidator()
-        for (index, mutation) in decoded.mutations.enumerated() {
-            diagnostics += validator.validate(mutation, at: JSONPointer.root / "mutations" / index)
-        }
-        return diagnostics
+        return diagnostics + PageValidator().validate(decoded)
     }
 }
 

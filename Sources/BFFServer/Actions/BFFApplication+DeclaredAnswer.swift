@@ -5,10 +5,13 @@ extension BFFApplication {
     /// The answer a page file declares for `action` (`server.actions` in pages/README.md): a fixed response,
     /// prepared once per catalog; or the first of its `responses` whose `when` the request meets, with its
     /// `{{…}}` placeholders filled from the request and the result checked by the codec.
-    /// - Throws: the matched answer's problem, if it is one; 500 `invalid_action_response` when a filled template
-    ///   is not a valid action response (its diagnostics say why).
+    /// - Throws: the matched answer's problem, if it is one. When a filled template is not a valid action
+    ///   response: 422 `invalid_action_value` naming the request member whose value made it invalid (every error
+    ///   lies in what a placeholder inserted), else 500 `invalid_action_response` (the page file's fault) — neither
+    ///   names a path inside the answer; the log line does (and, for the 500 in mock mode, `diagnostics`).
     func declaredAnswer(
-        _ declared: CatalogAction, to action: ActionRequest, _ request: HTTPRequest, snapshot: CatalogSnapshot
+        _ declared: CatalogAction, to action: ActionRequest, _ request: HTTPRequest, snapshot: CatalogSnapshot,
+        requestID: String
     ) throws -> ActionAnswer {
         guard !declared.rules.isEmpty else {
             return ActionAnswer(response: declared.response, prepared: snapshot.actionBodies[declared.name])
@@ -23,8 +26,38 @@ extension BFFApplication {
         case .response(let response, nil):
             return ActionAnswer(response: response, prepared: nil)
         case .response(_, let template?):
-            return ActionAnswer(response: try Self.filled(template, facts, action: declared.name), prepared: nil)
+            do {
+                return ActionAnswer(response: try Self.filled(template, facts), prepared: nil)
+            } catch {
+                throw problem(for: error, action: action, requestID: requestID)
+            }
         }
+    }
+
+    /// The problem answered for a filled template that is not a valid action response, logged with its diagnostics.
+    func problem(for error: FilledAnswerError, action: ActionRequest, requestID: String) -> ProblemDetails {
+        let name = action.name
+        let fields: KeyValuePairs<String, JSONValue> = [
+            "requestID": .string(requestID), "action": .string(name),
+            "diagnostics": .string(error.errors.map(\.description).joined(separator: "; ")),
+        ]
+        guard let culprit = error.culprits.first else {
+            log.error("invalid declared action response", fields)
+            return ProblemDetails(
+                status: 500, code: ActionProblemCode.invalidActionResponse, title: "Invalid action response",
+                detail:
+                    "The page file's answer of \(name) is not a valid action response (\(error.codes)); "
+                    + "flow-bff check and the server log say where. The request ID is \(requestID).",
+                diagnostics: configuration.mock.enabled ? error.errors : nil)
+        }
+        log.info("action value refused", fields)
+        let members = error.culprits.map { "\($0.requestMember) (\(FilledAnswerError.kind(of: $0, in: action)))" }
+        return ProblemDetails(
+            status: 422, code: ActionProblemCode.invalidActionValue, title: "Invalid action value",
+            detail:
+                "The answer of \(name) cannot be built from \(members.joined(separator: ", ")) as sent: "
+                + "\(error.codes).",
+            path: culprit.bodyPointer?.string)
     }
 
     /// What conditions and templates read from an action request.
@@ -37,7 +70,8 @@ extension BFFApplication {
     }
 
     /// `template` filled from `facts`, decoded and checked like a declared response.
-    static func filled(_ template: ResponseTemplate, _ facts: RequestFacts, action name: String) throws
+    /// - Throws: ``FilledAnswerError`` with the error diagnostics and the request values they lie in.
+    static func filled(_ template: ResponseTemplate, _ facts: RequestFacts) throws(FilledAnswerError)
         -> ActionResponse
     {
         let json = template.render(facts)
@@ -52,27 +86,51 @@ extension BFFApplication {
         } catch {
             diagnostics.append(error.diagnostic)
         }
-        for (index, mutation) in (response?.mutations ?? []).enumerated() {
-            let path = JSONPointer("/mutations") / index
-            switch mutation {
-            case .replacePage(let page): diagnostics += validator.validate(page, at: path / "page")
-            case .appendSections(let sections), .prependSections(let sections):
-                for (sectionIndex, section) in sections.enumerated() {
-                    diagnostics += validator.validate(section, at: path / "sections" / sectionIndex)
-                }
-            case .replaceWidget(_, let widget): diagnostics += validator.validate(widget, at: path / "widget")
-            case .removeWidget: break
-            }
-        }
-        let errors = diagnostics.filter { $0.severity == .error }
+        if let response { diagnostics += validator.validate(response) }
+        var errors = diagnostics.filter { $0.severity == .error }
         guard let response, errors.isEmpty else {
-            throw ProblemDetails(
-                status: 500, code: "invalid_action_response", title: "Invalid action response",
-                detail:
-                    "The answer of \(name), filled from this request, is not a valid action response: "
-                    + (errors.first.map { "\($0.path): \($0.message)" } ?? "not an actionResponse envelope"),
-                diagnostics: errors)
+            if errors.isEmpty {
+                errors = [.error("unexpected_kind", JSONPointer.root / "kind", "not an actionResponse envelope")]
+            }
+            throw FilledAnswerError(errors: errors, template: template)
         }
         return response
+    }
+}
+
+/// A filled template that is not a valid action response. The template's fixed parts were checked when the page
+/// file loaded (Catalog/PageFile.swift), so an error inside what a placeholder inserted is the request's doing (a
+/// 422 naming that request member); any other error is the page file's (a 500).
+struct FilledAnswerError: Error, Sendable {
+    var errors: [Diagnostic]
+    /// The request values whose inserted text every error lies in, in order; empty when some error lies elsewhere.
+    var culprits: [RequestValueName]
+
+    init(errors: [Diagnostic], template: ResponseTemplate) {
+        self.errors = errors
+        var culprits: [RequestValueName] = []
+        for error in errors {
+            let names = template.insertedValues(at: error.path)
+            guard !names.isEmpty else {
+                culprits = []
+                break
+            }
+            for name in names where !culprits.contains(name) { culprits.append(name) }
+        }
+        self.culprits = culprits
+    }
+
+    /// The distinct diagnostic codes, for a problem's detail (codes are stable and name no path).
+    var codes: String {
+        var codes: [String] = []
+        for error in errors where !codes.contains(error.code) { codes.append(error.code) }
+        return codes.joined(separator: ", ")
+    }
+
+    /// What the request sent for `name`, as a JSON type name (`string`, `absent`), never the value itself.
+    static func kind(of name: RequestValueName, in action: ActionRequest) -> String {
+        guard name.bodyPointer != nil else { return "text" }
+        let facts = RequestFacts(action: action, query: [:], headers: HTTPFields(), sessionID: nil, scenario: nil)
+        return facts.value(name)?.typeName ?? "absent"
     }
 }

@@ -71,6 +71,30 @@ enum RequestValueName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Where the request carries this value: a JSON Pointer into the action request body (`/value`,
+    /// `/payload/productID`), or `nil` for values outside the body (query, headers, session, scenario).
+    var bodyPointer: JSONPointer? {
+        switch self {
+        case .value: JSONPointer.root / "value"
+        case .widgetID: JSONPointer.root / "widgetID"
+        case .event: JSONPointer.root / "event"
+        case .pageID: JSONPointer.root / "pageID"
+        case .payload(let path): path.reduce(JSONPointer.root / "payload") { $0 / $1 }
+        case .query, .header, .sessionID, .sessionScenario: nil
+        }
+    }
+
+    /// The request member in words, for a problem's detail: `/value`, `the query parameter promo`, …
+    var requestMember: String {
+        if let pointer = bodyPointer { return pointer.string }
+        switch self {
+        case .query(let name): return "the query parameter \(name)"
+        case .header(let name): return "the header \(name)"
+        case .sessionID: return "the header X-Flow-Session"
+        default: return "the scenario"
+        }
+    }
+
     /// True for the names a page variant may test: only query parameters, because a first load's representation
     /// is cached by its parameters.
     var isQuery: Bool {

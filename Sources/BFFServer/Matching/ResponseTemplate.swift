@@ -22,27 +22,49 @@ struct ResponseTemplate: Sendable {
         case placeholder(RequestValueName, asText: Bool)
     }
 
+    /// One string that holds placeholders: where it is (from the template's root) and what it inserts.
+    struct TemplatedString: Sendable {
+        var path: JSONPointer
+        var names: [RequestValueName]
+    }
+
     let root: Node
+    /// The strings that hold placeholders, in document order.
+    let templatedStrings: [TemplatedString]
     /// JSON paths (from the template's root) of the strings that hold placeholders.
-    let templatedPaths: [JSONPointer]
+    var templatedPaths: [JSONPointer] { templatedStrings.map(\.path) }
     /// The widget types a filled answer is checked against (the catalog's).
     var widgets: WidgetCatalog = .standard
 
     /// `nil` when `value` holds no placeholder (a fixed answer) or has errors.
     /// - Parameter errors: receives every template error in `value`, each with its path from `value`'s root.
     static func parse(_ value: JSONValue, errors: inout [MatchingError]) -> ResponseTemplate? {
-        var paths: [JSONPointer] = []
+        var strings: [TemplatedString] = []
         let before = errors.count
-        let root = node(value, at: .root, paths: &paths, errors: &errors)
+        let root = node(value, at: .root, strings: &strings, errors: &errors)
         guard errors.count == before else { return nil }
-        return paths.isEmpty ? nil : ResponseTemplate(root: root, templatedPaths: paths)
+        return strings.isEmpty ? nil : ResponseTemplate(root: root, templatedStrings: strings)
+    }
+
+    /// The request values inserted at or around `path` of a filled answer: those of every templated string that
+    /// `path` is, or lies inside (a placeholder that filled an object or array). Empty when nothing inserted
+    /// reaches `path` — the template's fixed text is there, which the catalog checked when the file loaded.
+    func insertedValues(at path: JSONPointer) -> [RequestValueName] {
+        let target = path.string
+        var names: [RequestValueName] = []
+        for string in templatedStrings {
+            let prefix = string.path.string
+            guard target == prefix || target.hasPrefix(prefix + "/") else { continue }
+            for name in string.names where !names.contains(name) { names.append(name) }
+        }
+        return names
     }
 
     /// The JSON with every placeholder filled from `facts`.
     func render(_ facts: RequestFacts) -> JSONValue { Self.render(root, facts) }
 
     private static func node(
-        _ value: JSONValue, at path: JSONPointer, paths: inout [JSONPointer], errors: inout [MatchingError]
+        _ value: JSONValue, at path: JSONPointer, strings: inout [TemplatedString], errors: inout [MatchingError]
     ) -> Node {
         switch value {
         case .string(let text):
@@ -53,18 +75,19 @@ struct ResponseTemplate: Sendable {
                     return .fixed(
                         .string(segments.map { if case .literal(let part) = $0 { part } else { "" } }.joined()))
                 }
-                paths.append(path)
+                let names = segments.compactMap { if case .placeholder(let name, _) = $0 { name } else { nil } }
+                strings.append(TemplatedString(path: path, names: names))
                 return .text(segments)
             } catch {
                 errors.append(MatchingError(error.code, error.message, at: path))
                 return .fixed(value)
             }
         case .array(let items):
-            let nodes = items.enumerated().map { node($1, at: path / $0, paths: &paths, errors: &errors) }
+            let nodes = items.enumerated().map { node($1, at: path / $0, strings: &strings, errors: &errors) }
             return nodes.allSatisfy { if case .fixed = $0 { true } else { false } } ? .fixed(value) : .array(nodes)
         case .object(let object):
             let members = object.members.map {
-                (key: $0.key, node: node($0.value, at: path / $0.key, paths: &paths, errors: &errors))
+                (key: $0.key, node: node($0.value, at: path / $0.key, strings: &strings, errors: &errors))
             }
             return members.allSatisfy { if case .fixed = $0.node { true } else { false } }
                 ? .fixed(value) : .object(members)

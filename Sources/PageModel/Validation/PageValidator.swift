@@ -77,7 +77,6 @@ public struct PageValidator: Sendable {
         }
     }
 
-    /// Lint diagnostics for one widget subtree.
     /// Lints what `mutation` brings (a page, sections, a widget); `path` points at the mutation.
     public func validate(_ mutation: PageMutation, at path: JSONPointer) -> [Diagnostic] {
         switch mutation {
@@ -92,6 +91,28 @@ public struct PageValidator: Sendable {
         }
     }
 
+    /// Lints an action response: what its mutations bring, and its effects (`unsafe_url` deeplinks).
+    public func validate(_ response: ActionResponse, at path: JSONPointer = .root) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for (index, mutation) in response.mutations.enumerated() {
+            diagnostics += validate(mutation, at: path / "mutations" / index)
+        }
+        diagnostics += validate(effects: response.effects, at: path / "effects")
+        return diagnostics
+    }
+
+    /// Lints the effects of an action response; `path` points at the `effects` array.
+    public func validate(effects: [Action], at path: JSONPointer) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for (index, effect) in effects.enumerated() {
+            if case .deeplink(let url) = effect, let problem = URLSafety.deeplinkProblem(url) {
+                diagnostics.append(.error("unsafe_url", path / index / "url", problem))
+            }
+        }
+        return diagnostics
+    }
+
+    /// Lint diagnostics for one widget subtree.
     public func validate(_ widget: Widget, at path: JSONPointer) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         check(widget, at: .pointer(path), depth: 0, into: &diagnostics)
@@ -141,6 +162,7 @@ public struct PageValidator: Sendable {
                     ))
             }
         }
+        checkURLs(widget, at: path, into: &diagnostics)
         if widget.isGeneratedID, !widget.actions.isEmpty {
             diagnostics.append(
                 .warning(
@@ -152,6 +174,24 @@ public struct PageValidator: Sendable {
         }
         if case .widget(let replacement) = widget.compatibility.fallback {
             check(replacement, at: path / "fallback" / "widget", depth: depth, into: &diagnostics)
+        }
+    }
+
+    /// `unsafe_url` for a deeplink on one of the widget's events, or a URL content field (`url`, `imageURL`, …)
+    /// that is not safe to hand to a device (URLSafety.swift).
+    func checkURLs(_ widget: Widget, at path: LazyPointer, into diagnostics: inout [Diagnostic]) {
+        let hasDeeplink = widget.actions.values.contains { if case .deeplink = $0 { true } else { false } }
+        for event in hasDeeplink ? widget.actions.keys.sorted() : [] {
+            guard case .deeplink(let url)? = widget.actions[event], let problem = URLSafety.deeplinkProblem(url)
+            else { continue }
+            diagnostics.append(
+                .error("unsafe_url", path.pointer / "actions" / event / "url", widgetID: widget.id, problem))
+        }
+        guard case .object(let content) = widget.content else { return }
+        for member in content.members where URLSafety.isURLField(member.key) {
+            guard case .string(let url) = member.value, let problem = URLSafety.imageProblem(url) else { continue }
+            diagnostics.append(
+                .error("unsafe_url", path.pointer / "content" / member.key, widgetID: widget.id, problem))
         }
     }
 }
