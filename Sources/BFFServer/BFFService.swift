@@ -6,12 +6,18 @@ import PageModel
 public final class BFFService: Sendable {
     public let application: BFFApplication
     public let server: HTTPServer
+    /// The operations listener (`server.adminPort`): `/healthz`, `/readyz`, `/metrics`; `nil` when not configured.
+    public let operationsServer: HTTPServer?
     /// Reloads the pages on change in mock mode (`mock.watch`); `nil` otherwise.
     let watcher: PageWatcher?
 
-    init(application: BFFApplication, server: HTTPServer, watcher: PageWatcher? = nil) {
+    init(
+        application: BFFApplication, server: HTTPServer, operationsServer: HTTPServer? = nil,
+        watcher: PageWatcher? = nil
+    ) {
         self.application = application
         self.server = server
+        self.operationsServer = operationsServer
         self.watcher = watcher
     }
 
@@ -22,17 +28,35 @@ public final class BFFService: Sendable {
         do {
             try server.start()
         } catch let error as SystemError where error.errno == EADDRINUSE {
-            let host = application.configuration.server.host
             throw AddressInUseError(
-                address: (host.contains(":") ? "[\(host)]" : host) + ":\(application.configuration.server.port)")
+                address: Self.address(application.configuration.server.host, application.configuration.server.port))
+        }
+        if let operationsServer {
+            do {
+                try operationsServer.start()
+            } catch let error as SystemError where error.errno == EADDRINUSE {
+                server.shutdown(drainTimeout: .zero)
+                throw AddressInUseError(
+                    address: Self.address(application.configuration.server.host, operationsServer.configuration.port))
+            } catch {
+                server.shutdown(drainTimeout: .zero)
+                throw error
+            }
         }
         let server = server
         application.reportOpenConnections { server.statistics.openConnections }
         if let watcher { application.watcherStarted(watcher.start()) }
     }
 
+    private static func address(_ host: String, _ port: Int) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
     /// The bound port (after ``start()``).
     public var port: Int { server.port }
+
+    /// `http://host:port` of the operations listener (after ``start()``); `nil` without `server.adminPort`.
+    public var operationsURL: String? { operationsServer.map { "http://" + $0.localAddress } }
 
     /// `http://host:port` of the bound socket, IPv6 hosts in brackets.
     public var baseURL: String { "http://" + server.localAddress }
@@ -43,11 +67,24 @@ public final class BFFService: Sendable {
         watcher?.stop()
         application.reload.events.finishAll()  // open preview streams would otherwise hold the drain to its end
         server.shutdown(drainTimeout: .milliseconds(Int(application.configuration.server.drainSeconds * 1000)))
+        operationsServer?.shutdown(drainTimeout: .seconds(1))
     }
 
-    /// Blocks until the server has stopped.
-    @available(*, noasync, message: "blocks a thread of the concurrency pool; await server.stoppedAsync() instead")
-    public func waitUntilStopped() { server.waitUntilStopped() }
+    /// Blocks until the server has stopped, then stops the operations listener: it answers `/readyz` with 503
+    /// for as long as the public listener drains, so a load balancer probing it sees the drain.
+    @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
+    public func waitUntilStopped() {
+        server.waitUntilStopped()
+        operationsServer?.shutdown(drainTimeout: .seconds(1))
+        operationsServer?.waitUntilStopped()
+    }
+
+    /// Suspends until both listeners have stopped (after ``shutdown()``).
+    public func stoppedAsync() async {
+        await server.stoppedAsync()
+        operationsServer?.shutdown(drainTimeout: .seconds(1))
+        await operationsServer?.stoppedAsync()
+    }
 }
 
 /// The server cannot bind: another process (often another flow-bff) holds the address.
@@ -96,12 +133,28 @@ public func makeServer(
     http.eventLoop = configuration.server.eventLoop
     http.limits.maxBodySize = configuration.http.maximumActionBodyBytes
     http.limits.maxConnections = configuration.http.maximumConnections
+    http.limits.reservedConnections = configuration.http.reservedProbeConnections
     http.timeouts.headerRead = .milliseconds(Int(configuration.http.headerTimeoutSeconds * 1000))
     http.timeouts.idle = .milliseconds(Int(configuration.http.idleTimeoutSeconds * 1000))
+    if configuration.http.maximumConnectionAgeSeconds > 0 {
+        http.timeouts.maximumConnectionAge = .milliseconds(Int(configuration.http.maximumConnectionAgeSeconds * 1000))
+    }
     http.timeouts.drain = .milliseconds(Int(configuration.server.drainSeconds * 1000))
     let log = ApplicationHTTPLog(
         metrics: application.metrics, log: application.log, accessLog: configuration.logging.accessLog,
         forward: httpLogger)
     let server = HTTPServer(configuration: http, logger: log, responder: application)
-    return BFFService(application: application, server: server, watcher: application.makePageWatcher())
+    let operationsServer = configuration.server.adminPort.map { port in
+        var operations = HTTPServer.Configuration(host: configuration.server.host, port: port)
+        operations.workerThreads = 1
+        operations.eventLoop = http.eventLoop
+        operations.limits.maxConnections = 256
+        operations.limits.maxBodySize = 1024
+        operations.timeouts = http.timeouts
+        return HTTPServer(
+            configuration: operations, logger: log, responder: OperationsResponder(application: application))
+    }
+    return BFFService(
+        application: application, server: server, operationsServer: operationsServer,
+        watcher: application.makePageWatcher())
 }

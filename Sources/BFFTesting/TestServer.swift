@@ -33,11 +33,11 @@ public func withTestServer<Result>(
     do {
         let result = try await body(server)
         service.shutdown()
-        await service.server.stoppedAsync()
+        await service.stoppedAsync()
         return result
     } catch {
         service.shutdown()
-        await service.server.stoppedAsync()
+        await service.stoppedAsync()
         throw error
     }
 }

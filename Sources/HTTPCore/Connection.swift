@@ -80,6 +80,11 @@ final class Connection {
     var deadlineKind = DeadlineKind.header
     var deadline: UInt64
     var interest: Readiness = .readable
+    /// When the connection was accepted (loop clock), for ``HTTPServer/Configuration/Timeouts/maximumConnectionAge``.
+    let acceptedAt: UInt64
+    /// Set for a connection accepted over ``HTTPServer/Configuration/Limits/maxConnections`` into a reserved slot:
+    /// it answers one request, and only when its path is one of ``HTTPServer/Configuration/Limits/reservedPaths``.
+    var reserved = false
     var peerClosed = false
     var lingerOnClose = false
     var streamChunked = false
@@ -92,6 +97,7 @@ final class Connection {
         buffers = .allocate(capacity: 1)
         buffers.initialize(to: Buffers(parser: HTTPParser(limits: loop.configuration.limits)))
         self.deadline = loop.now &+ loop.headerTimeout
+        self.acceptedAt = loop.now
     }
 
     deinit {
@@ -189,10 +195,16 @@ final class Connection {
         request.remoteAddress = remoteAddress
         sequence &+= 1
         requestsServed += 1
+        if reserved && !loop.configuration.limits.reservedPaths.contains(request.path) {
+            perform(
+                .response(HTTPError.tooManyConnections.makeResponse()),
+                RequestInfo.forError(remoteAddress: remoteAddress))
+            return
+        }
         let info = RequestInfo(
             method: request.method, version: request.version,
             keepAlive: request.wantsKeepAlive && requestsServed < loop.configuration.limits.maxRequestsPerConnection
-                && !loop.draining,
+                && !loop.draining && !reserved && (loop.maximumAge == 0 || loop.now &- acceptedAt < loop.maximumAge),
             headers: request.headers, target: loop.wantsAccessLog ? request.target : "",
             // The duration starts when the loop woke up for the bytes of this request (the clock is read once per
             // batch of events): a request answered after others of the same batch counts its wait too.
@@ -401,7 +413,14 @@ final class Connection {
             } else if parser.isReadingBody {
                 set(.body, loop.bodyTimeout)
             } else if parser.isAtRequestBoundary {
-                if requestsServed == 0 { set(.header, loop.headerTimeout) } else { set(.idle, loop.idleTimeout) }
+                if requestsServed == 0 {
+                    set(.header, loop.headerTimeout)
+                } else {
+                    // Idle since now: every call here follows bytes read or written (a request answered, output
+                    // flushed), so the idle time counts from the connection's last activity, not from its accept.
+                    deadlineKind = .idle
+                    deadline = now &+ loop.idleTimeout
+                }
             } else {
                 set(.header, loop.headerTimeout)
             }

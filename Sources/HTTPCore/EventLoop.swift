@@ -26,6 +26,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     static let sweepInterval: UInt64 = 50_000_000
+    /// Header timeout of a connection in a reserved slot (``HTTPServer/Configuration/Limits/reservedConnections``).
+    static let reservedHeaderTimeout: UInt64 = 2_000_000_000
 
     let index: Int
     let server: HTTPServer
@@ -38,6 +40,8 @@ final class EventLoop: @unchecked Sendable {
     let bodyTimeout: UInt64
     let idleTimeout: UInt64
     let writeTimeout: UInt64
+    /// ``HTTPServer/Configuration/Timeouts/maximumConnectionAge`` in nanoseconds; `0` for none.
+    let maximumAge: UInt64
     let serverLine: [UInt8]
 
     private let listenFD: Int32
@@ -77,6 +81,7 @@ final class EventLoop: @unchecked Sendable {
         bodyTimeout = timeouts.bodyRead.nanoseconds
         idleTimeout = timeouts.idle.nanoseconds
         writeTimeout = timeouts.write.nanoseconds
+        maximumAge = timeouts.maximumConnectionAge.map { max($0.nanoseconds, 1) } ?? 0
         serverLine = configuration.serverName.map { Array("Server: \($0)\r\n".utf8) } ?? []
         compressor = GzipCompressor(level: configuration.compression.level)
         poller = try configuration.eventLoop.makePoller(listenFD: listenFD, index: index)
@@ -212,15 +217,27 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
             guard let fd = accepted else { return }
-            if server.openConnections.add(1, ordering: .relaxed).newValue > configuration.limits.maxConnections {
-                server.openConnections.subtract(1, ordering: .relaxed)
-                Connection.rejectOverLimit(fd)
-                continue
+            let limits = configuration.limits
+            let open = server.openConnections.add(1, ordering: .relaxed).newValue
+            var reserved = false
+            if open > limits.maxConnections {
+                // Over the cap: a few reserved slots still read one request, so probes are answered under a flood.
+                if open > limits.maxConnections + limits.reservedConnections || limits.reservedPaths.isEmpty {
+                    server.openConnections.subtract(1, ordering: .relaxed)
+                    Connection.rejectOverLimit(fd)
+                    continue
+                }
+                reserved = true
             }
             self.accepted.add(1, ordering: .relaxed)
             try? System.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
             let remote = SocketAddress.describe(&storage).0
             let connection = Connection(fd: fd, loop: self, remoteAddress: remote)
+            if reserved {
+                // A probe sends its request at once: a reserved slot is not held for the whole header timeout.
+                connection.reserved = true
+                connection.deadline = now &+ min(headerTimeout, EventLoop.reservedHeaderTimeout)
+            }
             let slot = Int(fd)
             if slot >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: slot - connections.count + 64))

@@ -74,6 +74,10 @@ public struct HTTPError: HTTPResponseError, Sendable, Equatable {
         HTTPError(.badRequest, code: code, detail: detail)
     }
 
+    /// 503 `too_many_connections` with `Connection: close`: the answer to a connection over the limit.
+    public static let tooManyConnections = HTTPError(
+        .serviceUnavailable, code: "too_many_connections", headers: ["Connection": "close"])
+
     /// The generic 500 used for errors that are not ``HTTPResponseError``s.
     public static let genericInternal = HTTPError(.internalServerError, code: "internal_error")
 }

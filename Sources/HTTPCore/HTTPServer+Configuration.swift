@@ -56,8 +56,15 @@ extension HTTPServer {
             /// Default 10 000.
             public var maxRequestsPerConnection: Int = 10_000
             /// Most simultaneously open client connections; beyond this new connections get a 503 and are
-            /// closed. Default 10 000.
+            /// closed (except in the reserved slots below). Default 10 000.
             public var maxConnections: Int = 10_000
+            /// Connections accepted beyond ``maxConnections`` that may still ask for one of ``reservedPaths``
+            /// (liveness and readiness probes under a connection flood): each answers one request, a reserved path
+            /// normally and any other path with 503 `too_many_connections`, then closes. `0` turns the reserve off.
+            /// Default 16.
+            public var reservedConnections: Int = 16
+            /// Paths (exact, without query) answered on a reserved connection. Default `/healthz`, `/readyz`.
+            public var reservedPaths: Set<String> = ["/healthz", "/readyz"]
 
             public init() {}
         }
@@ -69,9 +76,15 @@ extension HTTPServer {
             public var headerRead: Duration = .seconds(10)
             /// Time allowed to receive a whole request body after its head → **408** and close. Default 30 s.
             public var bodyRead: Duration = .seconds(30)
-            /// How long an idle keep-alive connection is kept open between requests (closed silently).
-            /// Default 30 s.
+            /// How long a keep-alive connection may stay silent between requests before it is closed (silently):
+            /// counted from the connection's last activity (the last request answered, the last byte written), so
+            /// a busy connection is never cut by it. Default 30 s.
             public var idle: Duration = .seconds(30)
+            /// Oldest age of a connection, counted from its accept, after which the next response carries
+            /// `Connection: close` and the connection closes once it is sent. A connection is only ended between
+            /// requests, never mid-request; an idle one is left to ``idle``. Spreads long-lived clients over new
+            /// replicas after a scale-out. `nil` (the default) sets no limit.
+            public var maximumConnectionAge: Duration? = nil
             /// How long a client may leave the server unable to write before the connection is dropped.
             /// Default 30 s.
             public var write: Duration = .seconds(30)

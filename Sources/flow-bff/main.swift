@@ -113,7 +113,12 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     for name in catalog.actions.keys.sorted() {
         log.write("  POST \(base)\(ContractRoute.action.path(["name": name]))")
     }
-    log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
+    if let operations = service.operationsURL {
+        log.write("also: \(base)/healthz  \(base)/readyz  \(base)/openapi.json")
+        log.write("operations: \(operations)/healthz  \(operations)/readyz  \(operations)/metrics  (server.adminPort)")
+    } else {
+        log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
+    }
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
     if generatedAdminToken, let token = configuration.mock.adminToken {

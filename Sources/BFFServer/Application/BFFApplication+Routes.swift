@@ -11,9 +11,8 @@ extension BFFApplication {
         router.get(ContractRoute.nextPage.template, route(ContractRoute.nextPage.name, serveNextPage))
         router.post(ContractRoute.nextPage.template, route(ContractRoute.nextPage.name, serveNextPage))
         router.post(ContractRoute.action.template, route(ContractRoute.action.name, serveAction))
-        router.get(ContractRoute.healthz.template, route(ContractRoute.healthz.name) { _, _ in .now(Self.healthy) })
-        router.get(ContractRoute.readyz.template, route(ContractRoute.readyz.name) { _, _ in try self.readiness() })
-        router.get(ContractRoute.metrics.template, route(ContractRoute.metrics.name) { _, _ in try self.metricsText() })
+        // With an operations listener (`server.adminPort`) `/metrics` is served there only.
+        addOperationalRoutes(to: &router, metrics: configuration.server.adminPort == nil)
         router.get(
             ContractRoute.openAPI.template,
             route(ContractRoute.openAPI.name) { _, _ in
@@ -21,6 +20,16 @@ extension BFFApplication {
             })
         addPreviewRoutes(to: &router)
         return router
+    }
+
+    /// `/healthz`, `/readyz` and, when `metrics`, `/metrics`: the public listener's and the operations listener's.
+    func addOperationalRoutes(to router: inout Router, metrics: Bool) {
+        router.get(ContractRoute.healthz.template, route(ContractRoute.healthz.name) { _, _ in .now(Self.healthy) })
+        router.get(ContractRoute.readyz.template, route(ContractRoute.readyz.name) { _, _ in try self.readiness() })
+        if metrics {
+            router.get(
+                ContractRoute.metrics.template, route(ContractRoute.metrics.name) { _, _ in try self.metricsText() })
+        }
     }
 
     static let healthy = HTTPResponse.json(Array(#"{"status":"ok"}"#.utf8), headers: ["Cache-Control": "no-store"])

@@ -50,6 +50,10 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
         /// Seconds in-flight requests get to finish after SIGTERM. Default 10.
         public var drainSeconds = 10.0
+        /// A second listener, on `host` and this port, for `/healthz`, `/readyz` and `/metrics` only (probes and
+        /// scrapes, with connections of its own, answered at the public listener's connection cap); when set,
+        /// `/metrics` is served there and no longer on the public port. `0` picks a free port. Default `nil` (none).
+        public var adminPort: Int? = nil
         /// Encoded page bodies (first loads and chunks) kept per cache generation; up to twice as many are held.
         /// Default 4096.
         public var representationCacheEntries = 4_096
@@ -103,10 +107,17 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var maximumActionBodyBytes = 65_536
         /// Seconds to receive a request head → 408. Default 10.
         public var headerTimeoutSeconds = 10.0
-        /// Seconds an idle keep-alive connection is kept. Default 30.
+        /// Seconds a keep-alive connection may stay silent after its last request before it is closed; a busy
+        /// connection is never cut by it. Default 30.
         public var idleTimeoutSeconds = 30.0
+        /// Seconds after its accept when a connection is ended between two requests: the next response says
+        /// `Connection: close`. `0` sets no limit. Default 0.
+        public var maximumConnectionAgeSeconds = 0.0
         /// Most open connections. Default 10000.
         public var maximumConnections = 10_000
+        /// Connections beyond `maximumConnections` that may still ask `/healthz` or `/readyz` (one request each, 503
+        /// `too_many_connections` for any other path). Default 16.
+        public var reservedProbeConnections = 16
         /// Browser origins allowed to call from another origin (CORS): exact origins, `scheme://host:*` for any
         /// port, or `*`. `nil` (the default) allows the loopback origins in mock mode and none in production.
         public var corsOrigins: [String]? = nil

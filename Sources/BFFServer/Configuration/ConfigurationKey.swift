@@ -118,6 +118,19 @@ extension ConfigurationKey {
         .integer("server.port", 8080, 0...65_535, "TCP port; 0 picks a free port (printed at start).") {
             $0.server.port = $1
         },
+        ConfigurationKey(
+            path: "server.adminPort", type: .integer, defaultValue: "(none)",
+            summary:
+                "Port of a second listener for `/healthz`, `/readyz` and `/metrics` (probes and scrapes, answered at "
+                + "the public connection cap); when set, `/metrics` leaves the public port. 0 picks a free port."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard let port = value.intValue else { throw .wrongType("server.adminPort", .integer, value) }
+            guard (0...65_535).contains(port) else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: "server.adminPort", message: "\(port) is out of range 0...65535")
+            }
+            configuration.server.adminPort = port
+        },
         .integer("server.workers", 0, 0...256, "Event-loop threads; 0 means one per core.") { $0.server.workers = $1 },
         ConfigurationKey(
             path: "server.eventLoop", type: .string,
@@ -204,11 +217,36 @@ extension ConfigurationKey {
         .seconds("http.headerTimeoutSeconds", 10, "Seconds to receive a request head → 408 and close.") {
             $0.http.headerTimeoutSeconds = $1
         },
-        .seconds("http.idleTimeoutSeconds", 30, "Seconds an idle keep-alive connection stays open.") {
+        .seconds(
+            "http.idleTimeoutSeconds", 30,
+            "Seconds a keep-alive connection may stay silent after its last activity before it is closed."
+        ) {
             $0.http.idleTimeoutSeconds = $1
+        },
+        ConfigurationKey(
+            path: "http.maximumConnectionAgeSeconds", type: .number, defaultValue: "0",
+            summary:
+                "Seconds after its accept when a connection is ended between requests (the next response says "
+                + "`Connection: close`); 0 for no limit."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .number(let number) = value else {
+                throw .wrongType("http.maximumConnectionAgeSeconds", .number, value)
+            }
+            guard number >= 0, number <= 86_400 else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: "http.maximumConnectionAgeSeconds",
+                    message: "\(number) is not in [0, 86400]")
+            }
+            configuration.http.maximumConnectionAgeSeconds = number
         },
         .integer("http.maximumConnections", 10_000, 1...1_000_000, "Most simultaneously open connections.") {
             $0.http.maximumConnections = $1
+        },
+        .integer(
+            "http.reservedProbeConnections", 16, 0...1_024,
+            "Connections over `http.maximumConnections` still answered for `/healthz` and `/readyz` (one request each)."
+        ) {
+            $0.http.reservedProbeConnections = $1
         },
         ConfigurationKey(
             path: "http.corsOrigins", type: .stringList, defaultValue: "(loopback origins in mock mode, else none)",
