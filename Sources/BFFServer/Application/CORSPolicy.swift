@@ -14,7 +14,7 @@ struct CORSPolicy: Sendable, Hashable {
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     static let allowedHeaders =
         "Content-Type, Accept, Accept-Language, Authorization, If-None-Match, Idempotency-Key, X-Flow-Client, "
-        + "X-Flow-Session, X-Flow-Scenario, X-Flow-Mock, X-Request-ID"
+        + "X-Flow-Session, X-Flow-Scenario, X-Flow-Mock, X-Flow-Admin, X-Request-ID"
     /// Response fields a script may read besides the CORS-safelisted ones.
     static let exposedHeaders =
         "ETag, Retry-After, X-Request-ID, X-Flow-Scenario, X-Flow-Scenario-Missing, X-Flow-Mock-Applied, "

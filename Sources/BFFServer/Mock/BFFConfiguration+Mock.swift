@@ -25,6 +25,20 @@ extension BFFConfiguration {
         /// Bytes of each request body the journal keeps (the rest is dropped and the entry flagged `bodyTruncated`).
         /// Default 16384.
         public var journalBodyBytes = 16_384
+        /// Names of the request fields whose values the journal shows as `[redacted]` (any case); a `Cookie` keeps
+        /// its cookie names (`flow_session=[redacted]`). Default ``defaultJournalRedactHeaders``; `[]` keeps every
+        /// value.
+        public var journalRedactHeaders = Self.defaultJournalRedactHeaders
+        /// Credentials and the fields that usually carry them.
+        public static let defaultJournalRedactHeaders = [
+            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token",
+            "X-Access-Token", "X-CSRF-Token", "X-XSRF-Token",
+        ]
+        static let defaultRedactedHeaders = Set(defaultJournalRedactHeaders.map { $0.lowercased() })
+        /// Host names besides loopback names and IP addresses that `/__admin`, `/__preview` and the `/` index answer
+        /// (the DNS-rebinding defence, ``HostPolicy``): exact names, `*.example.com` for its subdomains, `*` for any
+        /// host. Default none.
+        public var allowedHosts: [String] = []
         /// A new random token (32 hexadecimal digits from libcrypto), for `serve --dev` when none is configured.
         public static func randomAdminToken() -> String { Crypto.hex(Crypto.randomBytes(16)) }
 
@@ -85,6 +99,22 @@ extension ConfigurationKey {
             $0.mock.journalBodyBytes = $1
         },
         ConfigurationKey(
+            path: "mock.journalRedactHeaders", type: .stringList,
+            defaultValue: BFFConfiguration.Mock.defaultJournalRedactHeaders.joined(separator: ", "),
+            summary: "Request fields the journal shows as `[redacted]` (cookies keep their names); `[]` keeps all."
+        ) { (configuration, value) throws(ConfigurationError) in
+            configuration.mock.journalRedactHeaders = try strings(
+                value, key: "mock.journalRedactHeaders", "each entry is a header field name"
+            ) { name in name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") } }
+        },
+        ConfigurationKey(
+            path: "mock.allowedHosts", type: .stringList, defaultValue: "(none: loopback names and IP addresses)",
+            summary: "Host names `/__admin`, `/__preview` and `/` answer besides loopback and IP addresses."
+        ) { (configuration, value) throws(ConfigurationError) in
+            configuration.mock.allowedHosts = try strings(
+                value, key: "mock.allowedHosts", "each entry is a host name, *.domain or *", HostPolicy.isValidEntry)
+        },
+        ConfigurationKey(
             path: "mock.adminToken", type: .string, defaultValue: "(none: loopback only)",
             summary: "Lets non-loopback peers use `/__admin` with `Authorization: Bearer <token>`."
         ) { (configuration, value) throws(ConfigurationError) in
@@ -118,4 +148,18 @@ extension ConfigurationKey {
             configuration.mock.faults = rules
         },
     ]
+    /// The strings of a string-list `value`, each passing `isValid`.
+    private static func strings(
+        _ value: JSONValue, key: String, _ message: String, _ isValid: (String) -> Bool
+    ) throws(ConfigurationError) -> [String] {
+        guard case .array(let elements) = value else { throw .wrongType(key, .stringList, value) }
+        var strings: [String] = []
+        for element in elements {
+            guard case .string(let string) = element, isValid(string) else {
+                throw ConfigurationError(code: "invalid_value", key: key, message: message)
+            }
+            strings.append(string)
+        }
+        return strings
+    }
 }

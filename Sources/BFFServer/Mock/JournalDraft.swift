@@ -8,11 +8,19 @@ struct JournalDraft: ResponseSentObserver {
     let journal: RequestJournal
     var entry: JournalEntry
 
-    /// - Parameter bodyLimit: bytes of the body kept (`mock.journalBodyBytes`).
-    init(_ request: HTTPRequest, journal: RequestJournal, bodyLimit: Int = 16_384) {
+    /// - Parameters:
+    ///   - bodyLimit: bytes of the body kept (`mock.journalBodyBytes`).
+    ///   - redacting: lowercased names of the fields whose values are replaced by `[redacted]`
+    ///     (`mock.journalRedactHeaders`); a `Cookie` keeps its cookie names (`a=[redacted]; b=[redacted]`).
+    init(
+        _ request: HTTPRequest, journal: RequestJournal, bodyLimit: Int = 16_384,
+        redacting: Set<String> = BFFConfiguration.Mock.defaultRedactedHeaders
+    ) {
         self.journal = journal
         let headers = request.headers.map { field in
-            (name: field.name, value: field.name.lowercased() == "authorization" ? "(redacted)" : field.value)
+            let name = field.name.lowercased()
+            guard redacting.contains(name) else { return (name: field.name, value: field.value) }
+            return (name: field.name, value: name == "cookie" ? Self.redactedCookies(field.value) : Self.redacted)
         }
         entry = JournalEntry(
             time: Date().timeIntervalSince1970, method: request.method.rawValue, target: request.target,
@@ -22,6 +30,17 @@ struct JournalDraft: ResponseSentObserver {
             problemCode: nil, detail: nil)
         entry.body = Array(request.body.prefix(bodyLimit))
         entry.bodyTruncated = request.body.count > bodyLimit
+    }
+
+    static let redacted = "[redacted]"
+
+    /// `a=1; b=2` as `a=[redacted]; b=[redacted]`: which cookies were sent stays visible, their values do not (the
+    /// session a `flow_session` cookie names is the entry's `session`).
+    static func redactedCookies(_ value: String) -> String {
+        value.split(separator: ";").map { pair in
+            let name = pair.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces)
+            return pair.contains("=") ? name + "=" + redacted : redacted
+        }.joined(separator: "; ")
     }
 
     /// Records the entry with `status` (0 when a fault sent nothing).

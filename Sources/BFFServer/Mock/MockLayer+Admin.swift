@@ -4,12 +4,9 @@ import PageModel
 
 /// The admin API under `/__admin` (mock mode only; `docs/mock.md`, `docs/openapi.json`). Matched on the raw,
 /// undecoded path, so no encoding of a public path reaches it; answered to loopback peers, or to peers with the
-/// configured bearer token.
+/// configured bearer token, for allowed `Host` values (``HostPolicy``), never to a cross-site page, and for a
+/// state-changing call only with a field that needs a CORS preflight (``AdminAccess``).
 extension MockLayer {
-    static let adminForbidden = ProblemDetails(
-        status: 403, code: "admin_forbidden", title: "Forbidden",
-        detail:
-            "The admin API answers loopback clients only, or clients sending Authorization: Bearer <mock.adminToken>.")
 
     /// Answers `/__admin/…` through the admin routes (not journaled, not simulated).
     func serveAdmin(_ request: HTTPRequest) -> HTTPReply {
@@ -23,7 +20,12 @@ extension MockLayer {
     func makeAdminRouter() -> Router {
         var router = Router()
         // The index is for anyone who can reach the server, like the pages it lists (MockLayer+Index.swift).
-        router.get("/", application.route("mock.index") { request, _ in .now(self.serveIndex(request)) })
+        router.get(
+            "/",
+            application.route("mock.index") { request, _ in
+                try self.hosts.check(request)
+                return .now(self.serveIndex(request))
+            })
         router.get("/__admin/status", adminRoute("admin.status") { _ in self.adminStatus() })
         router.post(
             "/__admin/reload",
@@ -63,16 +65,14 @@ extension MockLayer {
         return router
     }
 
-    /// Labels an admin handler's route and refuses peers that may not use the admin API.
+    /// Labels an admin handler's route and refuses requests naming another host, peers that may not use the admin
+    /// API, cross-site pages and state-changing calls a web page could send without a preflight.
     func adminRoute(_ name: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse)
         -> Router.Handler
     {
         application.route(name) { request, _ in
-            guard
-                AdminAccess.allows(
-                    remoteAddress: request.remoteAddress, authorization: request.headers["Authorization"],
-                    token: self.configuration.mock.adminToken)
-            else { throw Self.adminForbidden }
+            try self.hosts.check(request)
+            try AdminAccess.check(request, token: self.configuration.mock.adminToken, cors: self.cors)
             return .now(try handler(request))
         }
     }

@@ -19,12 +19,19 @@ extension MockLayer {
         ("POST", "/__admin/reset", "forget sessions, runtime faults, the journal"),
     ]
 
+    /// The HTML index's only style, allowed by its hash in ``indexPolicy`` (no `'unsafe-inline'`).
+    static let indexStyle =
+        "body{font:15px/1.45 system-ui,sans-serif;margin:2em;max-width:60em}code{font-size:13px}"
+        + "li{margin:.2em 0}.stale{color:#a30}"
+    static let indexPolicy = BrowserHardening.indexPolicy(style: indexStyle)
+
     /// `GET /` (and `HEAD`).
     func serveIndex(_ request: HTTPRequest) -> HTTPResponse {
         let index = indexJSON()
         var headers: HTTPFields = ["Cache-Control": "no-store", "Vary": "Accept"]
         if Self.prefersHTML(request.headers["Accept"]) {
             headers.set("Content-Type", "text/html; charset=utf-8")
+            BrowserHardening.apply(to: &headers, policy: Self.indexPolicy)
             return HTTPResponse(headers: headers, body: .bytes(Array(Self.indexHTML(index).utf8)))
         }
         return .json(JSONWriter().write(index), headers: headers)
@@ -108,8 +115,7 @@ extension MockLayer {
         var html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>flow-bff mock</title>
-            <style>body{font:15px/1.45 system-ui,sans-serif;margin:2em;max-width:60em}code{font-size:13px}\
-            li{margin:.2em 0}.stale{color:#a30}</style></head><body>
+            <style>\(indexStyle)</style></head><body>
             <h1>flow-bff mock</h1>
             <p>Catalog <code>\(text(index["catalogVersion"]))</code> · <a href="/openapi.json">OpenAPI</a>
             """

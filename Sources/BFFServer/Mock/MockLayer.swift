@@ -9,12 +9,21 @@ import PageModel
 final class MockLayer: HTTPResponder {
     unowned let application: BFFApplication
     let mock: MockState
+    /// The `Host` values the admin API and the index answer (`mock.allowedHosts`).
+    let hosts: HostPolicy
+    /// The origins the admin API accepts besides its own (`http.corsOrigins`).
+    let cors: CORSPolicy
+    /// `mock.journalRedactHeaders`, lowercased.
+    let redactedHeaders: Set<String>
     // Written once at the end of init, before the object is shared; read-only afterwards.
     private(set) nonisolated(unsafe) var admin = Router()
 
     init(application: BFFApplication, mock: MockState) {
         self.application = application
         self.mock = mock
+        hosts = HostPolicy(allowedHosts: application.configuration.mock.allowedHosts)
+        cors = CORSPolicy(configuration: application.configuration)
+        redactedHeaders = Set(mock.configuration.journalRedactHeaders.map { $0.lowercased() })
         admin = makeAdminRouter()
     }
 
@@ -24,7 +33,9 @@ final class MockLayer: HTTPResponder {
     /// its header or route asks for, is served by the application, and is journaled with what was actually sent.
     func respond(to request: HTTPRequest) -> HTTPReply {
         if request.path.hasPrefix("/__admin/") || request.path == "/" { return serveAdmin(request) }
-        var draft = JournalDraft(request, journal: mock.journal, bodyLimit: mock.configuration.journalBodyBytes)
+        var draft = JournalDraft(
+            request, journal: mock.journal, bodyLimit: mock.configuration.journalBodyBytes,
+            redacting: redactedHeaders)
         var decision = FaultDecision()
         do {
             let header = try request.headers[MockRequestContext.simulationHeader].map(FaultSpec.parse)

@@ -12,12 +12,17 @@ extension BFFApplication {
     /// Adds `GET /__preview`, `/__preview/` and `/__preview/{asset}` when ``BFFConfiguration/servesPreview``.
     func addPreviewRoutes(to router: inout Router) {
         guard configuration.servesPreview else { return }
-        let index = route("preview.index") { _, _ in .now(Self.previewAsset("index.html")!) }
+        let hosts = HostPolicy(allowedHosts: configuration.mock.allowedHosts)
+        let index = route("preview.index") { request, _ in
+            try hosts.check(request)
+            return .now(Self.previewAsset("index.html")!)
+        }
         router.get(Self.previewPrefix, index)
         router.get(Self.previewPrefix + "/", index)
         router.get(
             Self.previewPrefix + "/{asset}",
             route("preview.asset") { request, _ in
+                try hosts.check(request)
                 let name = request.pathParameters["asset"] ?? ""
                 if name == "catalog.json" { return .now(self.previewCatalog()) }
                 if name == "events" { return .now(self.previewEvents()) }
@@ -54,7 +59,9 @@ extension BFFApplication {
             case "css": "text/css; charset=utf-8"
             default: "text/javascript; charset=utf-8"
             }
-        return .bytes(Array(file.utf8), contentType: type, headers: ["Cache-Control": "no-cache"])
+        var headers: HTTPFields = ["Cache-Control": "no-cache"]
+        BrowserHardening.apply(to: &headers, policy: name.hasSuffix(".html") ? BrowserHardening.previewPolicy : nil)
+        return .bytes(Array(file.utf8), contentType: type, headers: headers)
     }
 
     /// `GET /__preview/catalog.json`: what the preview's index and menus list — every page (file and provider)
@@ -86,6 +93,7 @@ extension BFFApplication {
             "pages": .array(pages),
             "profiles": .array(profiles),
         ]
-        return .json(JSONWriter().write(body), headers: ["Cache-Control": "no-store"])
+        return .json(
+            JSONWriter().write(body), headers: ["Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"])
     }
 }

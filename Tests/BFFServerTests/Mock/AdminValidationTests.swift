@@ -46,7 +46,8 @@ import Testing
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
             let refused = try await http.request(
-                "PUT", "/__admin/sessions/s1", headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+                "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
+                body: Array(body.utf8))
             #expect(refused.status == 400, "\(body): \(refused.text)")
             #expect(try json(refused)["code"] == "invalid_request")
             #expect(try await http.get("/__admin/sessions/s1").status == 404, "nothing was created")
@@ -56,14 +57,19 @@ import Testing
     @Test func sessionIDsAndPageKeysAreChecked() async throws {
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
-            #expect(try await http.request("PUT", "/__admin/sessions/s1", body: Array("{}".utf8)).status == 200)
+            #expect(
+                try await http.request(
+                    "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8)
+                ).status == 200)
             for method in ["GET", "PUT", "DELETE"] {
-                let malformed = try await http.request(method, "/__admin/sessions/%C2%84", body: Array("{}".utf8))
+                let malformed = try await http.request(
+                    method, "/__admin/sessions/%C2%84", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8))
                 #expect(malformed.status == 400, "\(method)")
                 #expect(try json(malformed)["code"] == "invalid_session")
             }
             let unknownPage = try await http.request(
-                "PUT", "/__admin/sessions/s1", body: Array(#"{"scenarios": {"nope": "empty"}}"#.utf8))
+                "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1")],
+                body: Array(#"{"scenarios": {"nope": "empty"}}"#.utf8))
             #expect(unknownPage.status == 404)
             #expect(try json(unknownPage)["code"] == "page_not_found")
         }

@@ -149,7 +149,7 @@ import Testing
         try await withTestServer(pages: unwatched, configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
             try Self.version("m1").write(to: URL(fileURLWithPath: unwatched + "/live.json"))
-            let reloaded = try await json(http.request("POST", "/__admin/reload"))
+            let reloaded = try await json(http.request("POST", "/__admin/reload", headers: [("X-Flow-Admin", "1")]))
             #expect(reloaded["reload"]?["count"] == 1)
             #expect(try await PageDecoder().decodePage(http.get("/v1/pages/live").body).value.title == "m1")
         }

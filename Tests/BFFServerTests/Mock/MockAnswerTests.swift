@@ -192,12 +192,14 @@ import Testing
         try await withTestServer(configuration: mockConfiguration()) { server in
             let http = HTTPTestClient(port: server.port)
             let first = try await http.request(
-                "PUT", "/__admin/sessions/ui-a/faults", headers: [("Content-Type", "application/json")],
+                "PUT", "/__admin/sessions/ui-a/faults",
+                headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"/v1/pages/*": "status=503"}"#.utf8))
             #expect(first.status == 200, "\(first.text)")
             #expect(try json(first)["faults"]?["/v1/pages/*"] == "status=503")
             let second = try await http.request(
-                "PUT", "/__admin/sessions/ui-b/faults", headers: [("Content-Type", "application/json")],
+                "PUT", "/__admin/sessions/ui-b/faults",
+                headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"GET /v1/pages/home": "status=429; retry-after=2"}"#.utf8))
             #expect(second.status == 200, "\(second.text)")
             let a = try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-a")])
@@ -212,7 +214,9 @@ import Testing
             #expect(c.status == 200)
             #expect(anonymous.status == 200)
             #expect(try json(try await http.get("/__admin/sessions/ui-a"))["faults"]?["/v1/pages/*"] == "status=503")
-            #expect(try await http.request("DELETE", "/__admin/sessions/ui-a/faults").status == 200)
+            #expect(
+                try await http.request("DELETE", "/__admin/sessions/ui-a/faults", headers: [("X-Flow-Admin", "1")])
+                    .status == 200)
             #expect(try await json(http.get("/__admin/sessions/ui-a/faults"))["faults"] == [:], "cleared, not gone")
             #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-a")]).status == 200)
             #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-b")]).status == 429)
@@ -227,7 +231,9 @@ import Testing
             }
             #expect(try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "ui-a")]).status == 200)
             // A session that is gone has no rules to read: 404, as for the session itself.
-            #expect(try await http.request("DELETE", "/__admin/sessions/ui-a").status == 200)
+            #expect(
+                try await http.request("DELETE", "/__admin/sessions/ui-a", headers: [("X-Flow-Admin", "1")]).status
+                    == 200)
             let gone = try await http.get("/__admin/sessions/ui-a/faults")
             #expect(gone.status == 404)
             #expect(try json(gone)["code"] == "unknown_session")

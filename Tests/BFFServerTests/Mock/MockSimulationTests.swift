@@ -161,16 +161,17 @@ import Testing
             #expect(try await http.get("/v1/pages/home").status == 200)
             #expect(try await http.get("/v1/pages/feed", headers: [("X-Flow-Mock", "none")]).status == 200)
             let put = try await http.request(
-                "PUT", "/__admin/faults", headers: [("Content-Type", "application/json")],
+                "PUT", "/__admin/faults", headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"/v1/pages/h*": "status=500", "/v1/pages/feed": "latency=1ms"}"#.utf8))
             #expect(put.status == 200)
             #expect(try json(put)["runtime"]?["/v1/pages/h*"] == "status=500")
             #expect(try await http.get("/v1/pages/home").status == 500)
             #expect(try await http.get("/v1/pages/feed").status == 200, "runtime rules come before configured ones")
             let invalid = try await http.request(
-                "PUT", "/__admin/faults", body: Array(#"{"/v1/pages/*": "status=200"}"#.utf8))
+                "PUT", "/__admin/faults", headers: [("X-Flow-Admin", "1")],
+                body: Array(#"{"/v1/pages/*": "status=200"}"#.utf8))
             #expect(invalid.status == 400)
-            #expect(try await http.request("DELETE", "/__admin/faults").status == 200)
+            #expect(try await http.request("DELETE", "/__admin/faults", headers: [("X-Flow-Admin", "1")]).status == 200)
             #expect(try await http.get("/v1/pages/home").status == 200)
             #expect(try await http.get("/v1/pages/feed").status == 503)
         }

@@ -123,9 +123,9 @@ import Testing
             #expect(first.contains("retry: 500\n"))
             // A reload (here through the admin API; the watcher calls the same reloadPages) is pushed at once.
             let http = HTTPTestClient(port: server.port)
-            #expect(try await http.request("POST", "/__admin/reload").status == 200)
+            #expect(try await http.request("POST", "/__admin/reload", headers: [("X-Flow-Admin", "1")]).status == 200)
             _ = try await stream.read(through: #"event: reload"# + "\n" + #"data: {"count":1}"# + "\n\n")
-            #expect(try await http.request("POST", "/__admin/reload").status == 200)
+            #expect(try await http.request("POST", "/__admin/reload", headers: [("X-Flow-Admin", "1")]).status == 200)
             _ = try await stream.read(through: #"data: {"count":2}"# + "\n\n")
             await stream.close()
         }
