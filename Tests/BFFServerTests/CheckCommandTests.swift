@@ -65,6 +65,27 @@ import Testing
         #expect(result.output.contains("2 errors"))
     }
 
+    /// `unsafe_url`: a `javascript:` deeplink and image URL are errors with the file, position and JSON path.
+    @Test func scriptURLsFailWithTheirPath() async throws {
+        let page = Self.page(widgetType: "banner", actionType: "deeplink")
+            .replacingOccurrences(
+                of: #""content": {"title": "Row"}"#,
+                with: #""content": {"title": "Row", "imageURL": "javascript:alert(1)"}"#
+            )
+            .replacingOccurrences(of: #""name": "typed.go""#, with: #""url": "javascript:alert(document.cookie)""#)
+        let directory = try temporaryPages(["typed.json": page])
+        let result = try await run(["check", directory])
+        #expect(result.status == 1)
+        #expect(
+            result.errors.contains(
+                "/typed.json:8:80: /page/sections/0/widgets/0/content/imageURL: error: unsafe_url: "
+            ), "\(result.errors)")
+        #expect(
+            result.errors.contains(
+                "/typed.json:9:56: /page/sections/0/widgets/0/actions/tap/url: error: unsafe_url: a javascript: URL"),
+            "\(result.errors)")
+    }
+
     @Test func registeredAndExtensionTypesPass() async throws {
         let directory = try temporaryPages([
             "typed.json": Self.page(widgetType: "map_view", actionType: "x-share", effectType: "confetti")

@@ -143,6 +143,37 @@ import Testing
             ])
     }
 
+    /// A filled answer's error is the request's doing only when it lies in what a placeholder inserted (at the
+    /// templated string or inside a value it filled); anywhere else it is the page file's.
+    @Test func errorsAreTracedToTheRequestValuesTheyLieIn() throws {
+        var errors: [MatchingError] = []
+        let template = try #require(
+            ResponseTemplate.parse(
+                [
+                    "mutations": [
+                        ["widget": ["content": ["value": "{{request.value}}", "note": "{{request.payload}}"]]]
+                    ],
+                    "effects": [["message": "{{request.payload.productID}} at {{request.query.tier}}"]],
+                ], errors: &errors))
+        #expect(errors.isEmpty)
+        #expect(template.insertedValues(at: "/mutations/0/widget/content/value") == [.value])
+        #expect(template.insertedValues(at: "/mutations/0/widget/content/note/lines/0") == [.payload([])])
+        #expect(template.insertedValues(at: "/effects/0/message") == [.payload(["productID"]), .query("tier")])
+        #expect(template.insertedValues(at: "/mutations/0/widget/content").isEmpty, "an ancestor is fixed text")
+        #expect(template.insertedValues(at: "/mutations/0/widget/content/valueX").isEmpty, "not a path prefix")
+        func culprits(_ paths: [JSONPointer]) -> [RequestValueName] {
+            FilledAnswerError(errors: paths.map { .error("invalid_content", $0, "x") }, template: template).culprits
+        }
+        #expect(
+            culprits(["/mutations/0/widget/content/value", "/effects/0/message"]) == [
+                .value, .payload(["productID"]), .query("tier"),
+            ])
+        #expect(culprits(["/mutations/0/widget/content/value", "/mutations/0/widget/type"]).isEmpty)
+        #expect(RequestValueName.payload(["lines", "0"]).bodyPointer == "/payload/lines/0")
+        #expect(RequestValueName.query("tier").bodyPointer == nil)
+        #expect(RequestValueName.header("X-Tier").requestMember == "the header X-Tier")
+    }
+
     @Test func aTemplatedValueIsCheckedWhenItIsFilled() async throws {
         let stepper = #"""
             {"schemaVersion": 1, "kind": "actionResponse", "mutations": [{"type": "replaceWidget", "id": "{{request.widgetID}}",

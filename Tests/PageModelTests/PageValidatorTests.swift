@@ -109,4 +109,48 @@ import Testing
         #expect(findings.map(\.code) == ["interactive_widget_without_id"])
         #expect(findings.first?.widgetID == "button@sections.0.widgets.0")
     }
+
+    /// `unsafe_url` (docs/check.md § URLs): script URLs in deeplinks and URL content fields, however a browser would
+    /// still read them as script; ordinary and relative URLs pass.
+    @Test func scriptURLsInDeeplinksAndImagesAreErrors() {
+        func findings(deeplink: String, image: String) -> [Diagnostic] {
+            let widget = Widget(
+                id: "b", type: "banner", content: ["title": "Sale", "imageURL": .string(image)],
+                actions: ["tap": .deeplink(url: deeplink)])
+            return validator.validate(PageModel(id: "p", sections: [Section(id: "s", widgets: [widget])]))
+        }
+        #expect(findings(deeplink: "larder://cart", image: "https://img.example.com/a.jpg").isEmpty)
+        #expect(findings(deeplink: "/relative/route", image: "thumbs/a.jpg").isEmpty)
+        #expect(findings(deeplink: "https://example.com/javascript:x", image: "data:image/png;base64,iVBO").isEmpty)
+        for script in ["javascript:alert(1)", "JavaScript:alert(1)", " \u{01}java\tscript:alert(1)", "vbscript:x"] {
+            let found = findings(deeplink: script, image: script)
+            #expect(found.map(\.code) == ["unsafe_url", "unsafe_url"], "\(script)")
+            #expect(
+                found.map(\.path) == [
+                    "/page/sections/0/widgets/0/actions/tap/url", "/page/sections/0/widgets/0/content/imageURL",
+                ])
+            #expect(found.allSatisfy { $0.severity == .error && $0.widgetID == "b" })
+        }
+        #expect(findings(deeplink: "data:text/html,<script>", image: "https://a").map(\.code) == ["unsafe_url"])
+        #expect(findings(deeplink: "file:///etc/passwd", image: "https://a").map(\.code) == ["unsafe_url"])
+        #expect(findings(deeplink: "larder://a", image: "data:image/svg+xml,<svg/>").map(\.code) == ["unsafe_url"])
+        #expect(findings(deeplink: "larder://a", image: "data:text/html,x").map(\.code) == ["unsafe_url"])
+    }
+
+    @Test func aScriptDeeplinkEffectIsAnError() {
+        let response = ActionResponse(
+            mutations: [], effects: [.toast(message: "ok"), .deeplink(url: "javascript:alert(1)")])
+        let found = validator.validate(response)
+        #expect(found.map(\.code) == ["unsafe_url"])
+        #expect(found.first?.path == "/effects/1/url")
+        #expect(validator.validate(ActionResponse(mutations: [], effects: [.deeplink(url: "larder://a")])).isEmpty)
+    }
+
+    @Test func theSchemeIsReadLikeABrowserReadsIt() {
+        #expect(URLSafety.scheme(of: "  JAVA\nSCRIPT:x") == "JAVASCRIPT")
+        #expect(URLSafety.scheme(of: "larder://cart") == "larder")
+        #expect(URLSafety.scheme(of: "/a:b") == nil)
+        #expect(URLSafety.scheme(of: "1abc:x") == nil)
+        #expect(URLSafety.scheme(of: "no-colon") == nil)
+    }
 }
