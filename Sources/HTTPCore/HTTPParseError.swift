@@ -26,13 +26,25 @@ public struct HTTPParseError: HTTPResponseError, Sendable, Equatable, CustomStri
     static let invalidRequestLine = bad("invalid_request_line", "Malformed request line")
     static let invalidMethod = bad("invalid_method", "Invalid method token")
     static let invalidTarget = bad("invalid_target", "Invalid request target")
+    static let invalidTargetCharacter = bad(
+        "invalid_target",
+        "Character not allowed in the request target (RFC 3986): percent-encode space, controls, non-ASCII, "
+            + "<, >, \", {, }, |, \\, ^ and `; a fragment (#) is never sent")
     static let missingVersion = bad("missing_version", "HTTP/0.9 requests are not supported")
     static let unsupportedVersion = HTTPParseError(
         .httpVersionNotSupported, "unsupported_version", "Only HTTP/1.0 and HTTP/1.1 are supported")
     static let missingHost = bad("missing_host", "HTTP/1.1 requests need exactly one Host field")
     static let duplicateHost = bad("duplicate_host", "More than one Host field")
-    static let invalidHost = bad("invalid_host", "Invalid Host field")
+    static let invalidHost = bad(
+        "invalid_host", "Invalid Host field (RFC 3986 host characters or [IP literal], then an optional :port)")
     static let emptyHost = bad("invalid_host", "Empty Host field: an http URI needs a host")
+    static let invalidHostLiteral = bad("invalid_host", "Invalid IP literal in the Host field ([IPv6] or [vX.future])")
+    static let invalidHostPort = bad("invalid_host", "Invalid port in the Host field (digits only, at most 65535)")
+    /// A field RFC 9110 §6.5.1 keeps out of trailers (framing, routing, authentication, request modifiers,
+    /// content format) sent in the trailer section of a chunked body; see `HTTPParser+Trailers.swift`.
+    static func forbiddenTrailer(_ name: String) -> HTTPParseError {
+        bad("forbidden_trailer", "\(name) is not allowed in a trailer section (RFC 9110 §6.5.1)")
+    }
     static let invalidContentLength = bad("invalid_content_length", "Invalid Content-Length")
     static let conflictingContentLength = bad("conflicting_content_length", "Conflicting Content-Length values")
     static let contentLengthWithTransferEncoding = bad(

@@ -44,9 +44,8 @@ enum HeadParser {
             case 4 where name.asciiCaseInsensitiveEquals("host"):
                 hostCount += 1
                 if hostCount > 1 { throw .duplicateHost }
-                // An http(s) URI with an empty host is invalid (RFC 9110 §4.2.1), so is a Host naming none.
-                if valueRange.isEmpty || p[valueRange.lowerBound] == Byte.colon { throw .emptyHost }
-                for index in valueRange where !isHostByte(p[index]) { throw .invalidHost }
+                // `uri-host [ ":" port ]` naming a host (RFC 9112 §3.2, RFC 9110 §4.2.1), see HTTPParser+Host.swift.
+                try validateHost(p, valueRange)
             case 14 where name.asciiCaseInsensitiveEquals("content-length"):
                 let length = try parseContentLength(p, valueRange)
                 if let contentLength, contentLength != length { throw .conflictingContentLength }
@@ -111,29 +110,37 @@ enum HeadParser {
         return (framing, expectContinue && framing != .none && version.minor >= 1)
     }
 
-    static func parseTrailers(_ p: Bytes, base: Int, lines: [Range<Int>]) throws(HTTPParseError) -> HTTPFields {
-        var fields = HTTPFields(reservingCapacity: lines.count)
-        for line in lines {
-            let (nameRange, valueRange) = try parseFieldLine(p, line.lowerBound + base, line.upperBound + base)
-            fields.storage.append(HTTPFields.Field(name: string(p, nameRange), value: string(p, valueRange)))
-        }
-        return fields
-    }
-
-    /// Returns (method, target, version, path, query).
-    /// Whether none of the eight bytes of `word` needs a check in a request target: all in `&`…`~`, none `?`
-    /// (bit tricks: a byte below 0x26, above 0x7E or equal to 0x3F sets its high bit in one of the three masks).
+    /// Whether none of the eight bytes of `word` needs a check in a request target: all in `&`…`z`, none of `?`,
+    /// `` ` ``, `<`, `>`, `\` and `^` (bit tricks: a byte below 0x26 or above 0x7A, or one of those, sets its high
+    /// bit in one of the masks). `!`, `$` and `~` are allowed but take the byte-by-byte check.
     @inline(__always)
     static func isPlainTargetWord(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
-        let below = (word &- ones &* 0x26) & ~word & highBits
-        let above = ((word &+ ones) | word) & highBits
+        let below = (word &- ones &* 0x26) & ~word
+        let above = (word &+ ones &* 0x05) | word
+        // A zero byte in `x` sets its high bit in `(x - ones) & ~x`; `byte | 0x62 == 0x7E` is `<`, `>`, `\`, `^`
+        // (and `|`, `~`, two controls, all outside the range above).
         let questions = word ^ (ones &* UInt64(Byte.question))
-        let question = (questions &- ones) & ~questions & highBits
-        return below | above | question == 0
+        let backticks = word ^ (ones &* 0x60)
+        let delimiters = (word | ones &* 0x62) ^ (ones &* 0x7E)
+        let equal =
+            ((questions &- ones) & ~questions) | ((backticks &- ones) & ~backticks)
+            | ((delimiters &- ones) & ~delimiters)
+        return (below | above | equal) & highBits == 0
     }
 
+    /// Whether a request target may hold `byte` as it is: RFC 3986 `unreserved`, `sub-delims`, `:`, `@`, `/` and
+    /// the `[` `]` of IP literals. Not: `%` and `?` (checked by the caller), the space, controls, non-ASCII, `#`
+    /// and the delimiters RFC 3986 leaves out (`<>"{}|\^` and backtick).
+    @inline(__always)
+    static func isPlainTargetByte(_ byte: UInt8) -> Bool {
+        // Bit n of the pair is byte n (0x00–0x3F, 0x40–0x7F).
+        let bits: UInt64 = byte < 0x40 ? 0x2FFF_FFD2_0000_0000 : 0x47FF_FFFE_AFFF_FFFF
+        return byte < 0x80 && (bits &>> UInt64(byte & 0x3F)) & 1 != 0
+    }
+
+    /// Returns (method, target, version, path, query).
     static func parseRequestLine(
         _ p: Bytes, _ lineStart: Int, _ lineEnd: Int
     ) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion, String, String?) {
@@ -147,8 +154,8 @@ enum HeadParser {
         let targetStart = index
         var question = -1
         while index < lineEnd {
-            // Fast path: '&' through '~' except '?' need no check (letters, digits, '/', '=', '-', '.', '_' …),
-            // eight bytes at a time; the space, controls, '#', '%', '?' and non-ASCII bytes take the checks below.
+            // Fast path: letters, digits, '/', '=', '-', '.', '_', '&' … need no check, eight bytes at a time; the
+            // space, '%', '?' and every byte the target may not hold take the checks below (RFC 3986, as llhttp).
             if index + 8 <= lineEnd,
                 isPlainTargetWord(UnsafeRawPointer(p.baseAddress! + index).loadUnaligned(as: UInt64.self))
             {
@@ -156,18 +163,19 @@ enum HeadParser {
                 continue
             }
             let byte = p[index]
-            if byte == Byte.space { break }
-            if byte > Byte.percent && byte < 0x7F && byte != Byte.question {
+            if isPlainTargetByte(byte) {
                 index += 1
                 continue
             }
-            if byte <= 0x20 || byte >= 0x7F { throw byte == Byte.cr ? .bareCR : .invalidTarget }
-            if byte == Byte.hash { throw .invalidTarget }
-            if byte == Byte.question && question < 0 { question = index }
-            if byte == Byte.percent {
+            if byte == Byte.space { break }
+            if byte == Byte.question {
+                if question < 0 { question = index }
+            } else if byte == Byte.percent {
                 guard index + 2 < lineEnd, PercentDecoding.hexValue(p[index + 1]) != nil,
                     PercentDecoding.hexValue(p[index + 2]) != nil
                 else { throw .invalidTarget }
+            } else {
+                throw byte == Byte.cr ? .bareCR : .invalidTargetCharacter
             }
             index += 1
         }
@@ -204,9 +212,7 @@ enum HeadParser {
             path = "*"
         } else {
             // absolute-form: http(s)://authority[/path][?query]
-            guard let (pathStart, authorityEmpty) = absoluteFormPathStart(p, targetStart, targetEnd),
-                !authorityEmpty
-            else { throw .invalidTarget }
+            guard let pathStart = absoluteFormPathStart(p, targetStart, targetEnd) else { throw .invalidTarget }
             let pathEnd = question >= 0 ? question : targetEnd
             path = pathStart < pathEnd ? string(p, pathStart..<pathEnd) : "/"
             if question >= 0 { query = string(p, question + 1..<targetEnd) }
@@ -214,8 +220,9 @@ enum HeadParser {
         return (method, target, version, path, query)
     }
 
-    /// For `scheme://authority/...` returns the index where the path starts and whether the authority is empty.
-    static func absoluteFormPathStart(_ p: Bytes, _ start: Int, _ end: Int) -> (Int, Bool)? {
+    /// For `scheme://authority/...` returns the index where the path starts; `nil` for another scheme or an
+    /// invalid authority.
+    static func absoluteFormPathStart(_ p: Bytes, _ start: Int, _ end: Int) -> Int? {
         var index = start
         while index < end {
             let byte = asciiLower(p[index])
@@ -231,11 +238,11 @@ enum HeadParser {
         guard index + 2 < end, p[index + 1] == Byte.slash, p[index + 2] == Byte.slash else { return nil }
         let authorityStart = index + 3
         index = authorityStart
-        while index < end && p[index] != Byte.slash && p[index] != Byte.question {
-            if p[index] == 0x40 { return nil }  // userinfo is not allowed in http(s) URIs (RFC 9110 §4.2.4)
-            index += 1
-        }
-        return (index, index == authorityStart)
+        while index < end && p[index] != Byte.slash && p[index] != Byte.question { index += 1 }
+        // A host with the Host field's syntax: no userinfo (`@`, not allowed in http(s) URIs, RFC 9110 §4.2.4), not
+        // empty (§4.2.1).
+        do { try validateHost(p, authorityStart..<index) } catch { return nil }
+        return index
     }
 
     static func makeMethod(_ p: Bytes, _ range: Range<Int>) -> HTTPMethod {
@@ -308,16 +315,5 @@ enum HeadParser {
         }
         guard let result else { throw .invalidContentLength }
         return result
-    }
-
-    /// reg-name / IP-literal / port characters.
-    @inline(__always)
-    static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case 0x2D, 0x2E, 0x5F, 0x7E, 0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D: true
-        case 0x3A, 0x5B, 0x5D, 0x25: true
-        default: false
-        }
     }
 }

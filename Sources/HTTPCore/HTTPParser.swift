@@ -321,6 +321,8 @@ enum Byte {
     static let equals: UInt8 = 0x3D
     static let quote: UInt8 = 0x22
     static let backslash: UInt8 = 0x5C
+    static let openBracket: UInt8 = 0x5B
+    static let closeBracket: UInt8 = 0x5D
 
     /// RFC 9110 `tchar`.
     @inline(__always)

@@ -191,7 +191,7 @@ struct ParserStrictnessTests {
     /// Every refusal in the parser tables carries a stable snake_case code.
     @Test func everyCodeIsSnakeCase() throws {
         let pattern = try Regex("^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
-        let codes = Set((ParserRejectionTests.cases + Self.cases).map(\.code))
+        let codes = Set((ParserRejectionTests.cases + Self.cases + ParserAuthorityTests.cases).map(\.code))
         #expect(codes.count > 30)
         for code in codes.sorted() {
             #expect(code.wholeMatch(of: pattern) != nil, "\(code) is not snake_case")
@@ -201,7 +201,7 @@ struct ParserStrictnessTests {
     }
 }
 
-/// The four strictness cases over a real socket: a problem+json answer with the code, then the connection closes.
+/// Strictness cases over a real socket: a problem+json answer with the code, then the connection closes.
 @Suite("HTTPServer strictness (loopback)")
 struct ServerStrictnessTests {
     struct Probe: CustomTestStringConvertible, Sendable {
@@ -230,6 +230,27 @@ struct ServerStrictnessTests {
             name: "Content-Length with Transfer-Encoding",
             raw: "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello",
             status: 400, code: "content_length_with_transfer_encoding"),
+        Probe(
+            name: "raw { in the target", raw: "GET /hello{ HTTP/1.1\r\nHost: t\r\n\r\n", status: 400,
+            code: "invalid_target"),
+        Probe(
+            name: "raw | in the query", raw: "GET /hello?a|b HTTP/1.1\r\nHost: t\r\n\r\n", status: 400,
+            code: "invalid_target"),
+        Probe(name: "Host a:b", raw: "GET /hello HTTP/1.1\r\nHost: a:b\r\n\r\n", status: 400, code: "invalid_host"),
+        Probe(name: "Host [::1", raw: "GET /hello HTTP/1.1\r\nHost: [::1\r\n\r\n", status: 400, code: "invalid_host"),
+        Probe(
+            name: "Host port 65536", raw: "GET /hello HTTP/1.1\r\nHost: t:65536\r\n\r\n", status: 400,
+            code: "invalid_host"),
+        Probe(
+            name: "Host in the trailers",
+            raw:
+                "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nHost: evil\r\n\r\n",
+            status: 400, code: "forbidden_trailer"),
+        Probe(
+            name: "Content-Length in the trailers",
+            raw: "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"
+                + "Content-Length: 5\r\n\r\n",
+            status: 400, code: "forbidden_trailer"),
     ]
 
     @Test(arguments: probes)

@@ -381,40 +381,68 @@ struct ParserAcceptanceTests {
     }
 }
 
-/// The request-target scan checks eight bytes at a time: every byte value, at every offset of a word, gets the
-/// verdict the byte-by-byte rules give.
+/// The request-target scan checks eight bytes at a time: every byte value, at every offset of a word, in the path
+/// and in the query, gets the verdict RFC 3986 gives.
 @Suite("HTTPParser request-target bytes")
 struct ParserTargetByteTests {
-    /// What the byte-by-byte rules say about `byte` inside a target (space and `%` change the line's structure and
-    /// have their own tests).
-    static func isAllowed(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "#")
-    }
+    /// RFC 3986 `pchar` (`unreserved`, `sub-delims`, `:`, `@`), `/`, `?`, and the `[` `]` of IP literals; `%` and
+    /// the space change the line's structure and have their own tests.
+    static let allowed = Set(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?[]".utf8)
 
-    @Test(arguments: 0..<24)
-    func everyByteAtEveryOffset(offset: Int) {
+    @Test(arguments: 0..<24, [false, true])
+    func everyByteAtEveryOffset(offset: Int, inQuery: Bool) {
+        let template = Array((inQuery ? "/?abcdefghijklmnopqrstuvwxyz" : "/abcdefghijklmnopqrstuvwxyz").utf8)
+        let position = template.count - 26 + offset
         for value in 0...255 {
             let byte = UInt8(value)
             if byte == 0x20 || byte == UInt8(ascii: "%") { continue }
-            var target = Array("/abcdefghijklmnopqrstuvwxyz".utf8)
-            target[1 + offset] = byte
+            var target = template
+            target[position] = byte
             let raw = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
             var parser = HTTPParser()
             parser.append(raw)
             let result = Result { () throws(HTTPParseError) in try parser.next() }
             switch result {
             case .success(.request(let request)?):
-                #expect(Self.isAllowed(byte), "byte \(value) at \(offset) accepted")
-                if byte == UInt8(ascii: "?") {
-                    #expect(request.path.utf8.count == 1 + offset, "byte \(value) at \(offset)")
-                    #expect(request.query?.utf8.count == target.count - 2 - offset)
+                #expect(Self.allowed.contains(byte), "byte \(value) at \(offset) accepted (query: \(inQuery))")
+                if inQuery {
+                    #expect(request.path == "/" && request.query?.utf8.count == target.count - 2)
+                } else if byte == UInt8(ascii: "?") {
+                    #expect(request.path.utf8.count == position, "byte \(value) at \(offset)")
+                    #expect(request.query?.utf8.count == target.count - 1 - position)
                 } else {
                     #expect(request.query == nil && request.path.utf8.count == target.count)
                 }
-            case .failure:
-                #expect(!Self.isAllowed(byte), "byte \(value) at \(offset) rejected")
+            case .failure(let error):
+                #expect(!Self.allowed.contains(byte), "byte \(value) at \(offset) rejected (query: \(inQuery))")
+                let expected = [0x0A: "bare_lf", 0x0D: "bare_cr"][value] ?? "invalid_target"
+                #expect(error.code == expected, "byte \(value): \(error)")
             default:
                 Issue.record("byte \(value) at \(offset): no request and no error")
+            }
+        }
+    }
+
+    /// The word test alone agrees with the byte rules: a word passes only if each of its bytes needs no check, and
+    /// it passes for words made of the bytes it is meant to let through (each byte value in each position, the
+    /// other seven bytes drawn from that set).
+    @Test func wordTestAgreesWithTheByteTest() {
+        let fast = (0...255).map(UInt8.init).filter {
+            (0x26...0x7A).contains($0) && !"?`<>\\^".utf8.contains($0)
+        }
+        for position in 0..<8 {
+            for value in 0...255 {
+                var word = UInt64(0)
+                for index in 0..<8 {
+                    let byte = index == position ? UInt8(value) : fast[(value * 7 + index * 13) % fast.count]
+                    word |= UInt64(byte) << (8 * index)
+                }
+                let plain = HeadParser.isPlainTargetWord(word)
+                #expect(plain == fast.contains(UInt8(value)), "byte \(value) at \(position)")
+                if plain {
+                    #expect(HeadParser.isPlainTargetByte(UInt8(value)), "byte \(value) passes the word test only")
+                }
             }
         }
     }

@@ -22,6 +22,16 @@ PROBES = [
     ("chunk extension 2;a=b c", b"POST /v1/pages/feed/next HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n2;a=b c\r\nhi\r\n0\r\n\r\n", 400, "invalid_chunk_extension"),
     ("empty Host", b"GET /healthz HTTP/1.1\r\nHost: \r\n\r\n", 400, "invalid_host"),
     ("Content-Length with Transfer-Encoding", b"POST /v1/pages/feed/next HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "content_length_with_transfer_encoding"),
+    # RFC 3986: delimiters outside the URI grammar are refused raw (percent-encoded they are fine).
+    *[(f"raw {c} in the target", b"GET /v1/pages/feed?q=" + c.encode() + b" HTTP/1.1\r\nHost: t\r\n\r\n", 400, "invalid_target")
+      for c in ["<", ">", "\"", "{", "}", "|", "\\", "^", "`"]],
+    # RFC 9112 section 3.2: a Host field with an invalid value.
+    ("Host: a:b", b"GET /healthz HTTP/1.1\r\nHost: a:b\r\n\r\n", 400, "invalid_host"),
+    ("Host: [::1", b"GET /healthz HTTP/1.1\r\nHost: [::1\r\n\r\n", 400, "invalid_host"),
+    ("Host: t:65536", b"GET /healthz HTTP/1.1\r\nHost: t:65536\r\n\r\n", 400, "invalid_host"),
+    # RFC 9110 section 6.5.1: framing, routing and authentication fields never come as trailers.
+    *[(f"{name} in the trailers", b"POST /v1/pages/feed/next HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + name.encode() + b": x\r\n\r\n", 400, "forbidden_trailer")
+      for name in ["Host", "Content-Length", "Transfer-Encoding", "Authorization"]],
 ]
 
 
