@@ -9,8 +9,8 @@ import HTTPCore
 
 /// A small Redis client: one connection, used from its own serial Dispatch queue — never a thread of the Swift
 /// concurrency pool — over a non-blocking socket whose every wait is a `poll` bounded by ``timeout``. Commands
-/// run one at a time in the order sent. After a failure the connection is closed and, for ``reconnectDelay``,
-/// commands fail at once instead of each waiting for a dead server; then the next command reconnects.
+/// run one at a time in the order sent. After a failure the connection is closed and, for ``reconnectDelay`` from
+/// that failure, commands fail at once instead of each waiting for a dead server; then the next command reconnects.
 final class RedisClient: @unchecked Sendable {  // the mutable state is touched only on `queue`
     let endpoint: RedisEndpoint
     /// Longest a command (or a connection attempt) may take.
@@ -45,6 +45,11 @@ final class RedisClient: @unchecked Sendable {  // the mutable state is touched 
     // MARK: - On `queue`
 
     private func run(_ command: [[UInt8]]) throws(RedisError) -> RESPValue {
+        // Failing fast does not push the next attempt back: under steady traffic (a command more often than once
+        // per reconnectDelay) that kept the client from ever reconnecting after an outage.
+        if descriptor < 0, let retryAfter, ContinuousClock.now < retryAfter {
+            throw RedisError("Redis at \(endpoint.host):\(endpoint.port) is unavailable (retrying shortly)")
+        }
         do {
             if descriptor < 0 { try open() }
             return try exchange(RESPValue.encode(command), deadline: .now + timeout)
@@ -62,9 +67,6 @@ final class RedisClient: @unchecked Sendable {  // the mutable state is touched 
     }
 
     private func open() throws(RedisError) {
-        if let retryAfter, ContinuousClock.now < retryAfter {
-            throw RedisError("Redis at \(endpoint.host):\(endpoint.port) is unavailable (retrying shortly)")
-        }
         let deadline = ContinuousClock.now + timeout
         descriptor = try openSocket(deadline: deadline)
         if let password = endpoint.password {

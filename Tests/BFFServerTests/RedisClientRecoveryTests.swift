@@ -1,0 +1,76 @@
+import HTTPCore
+import HTTPTesting
+import Testing
+
+@testable import BFFServer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The Redis client reconnects after an outage although commands keep arriving while it fails fast (a chaos run
+/// found every command pushing the reconnection back by another second, so a busy replica never reconnected).
+@Suite struct RedisClientRecoveryTests {
+    /// A loopback socket bound to a free port that refuses connections until ``listenAndPong()``.
+    final class LateServer: Sendable {
+        let fd: Int32
+        let port: Int
+
+        init() throws {
+            let fd = Platform.socket(family: AF_INET, nonBlocking: false)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                }
+            }
+            try #require(fd >= 0 && bound)
+            self.fd = fd
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(fd) }
+
+        /// Starts listening, accepts one connection (6 s at most) and answers its first command `+PONG` (blocking:
+        /// run it on a thread of its own).
+        func listenAndPong() -> Bool {
+            guard listen(fd, 4) == 0 else { return false }
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 6_000) == 1 else { return false }  // bounded: no client, no hang
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return false }
+            defer { close(connection) }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            guard buffer.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 else {
+                return false
+            }
+            let pong = Array("+PONG\r\n".utf8)
+            return pong.withUnsafeBytes { Platform.send(connection, $0.baseAddress!, $0.count) } == pong.count
+        }
+    }
+
+    @Test func commandsWhileFailingFastDoNotPostponeTheReconnection() async throws {
+        let server = try LateServer()
+        let client = RedisClient(
+            endpoint: RedisEndpoint(host: "127.0.0.1", port: server.port), timeout: .seconds(2),
+            reconnectDelay: .milliseconds(200))
+        await #expect(throws: RedisError.self) { try await client.send(["PING"]) }  // refused: nothing listens
+        let accepted = Task { try await BlockingThread.run("late redis") { server.listenAndPong() } }
+        // Commands keep coming, far more often than the reconnect delay; one must reach the server once the delay
+        // since the refused connection is over (bounded: 5 s, 25 times the delay).
+        let start = ContinuousClock.now
+        var reply: RESPValue?
+        while reply == nil, ContinuousClock.now - start < .seconds(5) {
+            reply = try? await client.send(["PING"])
+            try await Task.sleep(for: .milliseconds(10))  // paces the commands; not a synchronisation
+        }
+        #expect(reply == .simple("PONG"), "the client never reconnected")
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(try await accepted.value)
+    }
+}
