@@ -4,7 +4,8 @@
 #   replicas_init NAME          work directory /tmp/flow-bff-NAME.XXXXXX in $work, $bin, nginx installed, EXIT trap
 #   port=$(free_port)           a loopback port nothing listens on now
 #   wait_ready PORT             until GET /readyz answers 2xx (10 s at most)
-#   start_nginx PORT NEXT UPSTREAM_PORT...   round-robin proxy on PORT; NEXT is its proxy_next_upstream list
+#   start_nginx PORT NEXT UPSTREAM_PORT...   round-robin proxy on PORT; NEXT is its proxy_next_upstream list; its
+#                               access log ("$work/nginx/access.log") ends with the upstreams tried and their statuses
 #   pids+=(PID); or write PID to "$work"/NAME.pid (for processes started in subshells): stopped on exit
 #
 # Everything is stopped with SIGTERM: nginx's master then stops its workers (a SIGKILLed master leaves its worker
@@ -57,7 +58,10 @@ pid $work/nginx/nginx.pid;
 error_log $work/nginx/error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log $work/nginx/access.log;
+    # combined (field 9 is the status), then the upstreams tried and what each answered: "a:1, b:2" "502, 200"
+    log_format upstreams '\$remote_addr - \$remote_user [\$time_local] "\$request" \$status \$body_bytes_sent '
+                         '"\$http_referer" "\$http_user_agent" "\$upstream_addr" "\$upstream_status"';
+    access_log $work/nginx/access.log upstreams;
     upstream flow_bff { $servers}
     server {
         listen 127.0.0.1:$port;
