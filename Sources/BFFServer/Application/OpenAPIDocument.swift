@@ -12,7 +12,7 @@ enum OpenAPIDocument {
           "info": {
             "title": "flow-bff",
             "version": "1.0.0",
-            "description": "Server-driven UI backend-for-frontend: page envelopes, cursor pagination and api actions. The normative contract is docs/contract.md; envelope bodies are specified in full by the JSON Schemas in schema/. In mock mode (mock.enabled, docs/mock.md) the public routes also honour X-Flow-Mock (network simulation), X-Flow-Scenario or ?__scenario= (scenario variants) and X-Flow-Session or the flow_session cookie (per-session documents), and the /__admin routes exist; they answer loopback clients only unless mock.adminToken is set (then also Authorization: Bearer <token>).",
+            "description": "Server-driven UI backend-for-frontend: page envelopes, cursor pagination and api actions. The normative contract is docs/contract.md; envelope bodies are specified in full by the JSON Schemas in schema/. In mock mode (mock.enabled, docs/mock.md) the public routes also honour X-Flow-Mock (network simulation), X-Flow-Scenario or ?__scenario= (scenario variants) and X-Flow-Session or the flow_session cookie (per-session documents), and the /__admin routes exist; they answer loopback clients only unless mock.adminToken is set (then also Authorization: Bearer <token>), only for loopback names, IP addresses and mock.allowedHosts in Host, never a cross-site page, and state-changing calls need X-Flow-Admin, a JSON Content-Type or the token (docs/mock.md).",
             "license": {
               "name": "Apache-2.0",
               "identifier": "Apache-2.0"
@@ -543,7 +543,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "422": {
-                    "description": "idempotency_key_reused: the Idempotency-Key was sent with another action or body; or a problem that a page file's matched answer declares (any status and code the page file names, e.g. quantity_out_of_range; docs/mock.md § Answers that depend on the request)",
+                    "description": "invalid_action_value: a value the request sent cannot be placed in the page file's templated answer (path names the request member: /value, /payload/..., /widgetID; docs/actions.md § When the answer cannot be sent); idempotency_key_reused: the Idempotency-Key was sent with another action or body; or a problem that a page file's matched answer declares (any status and code the page file names, e.g. quantity_out_of_range; docs/mock.md § Answers that depend on the request)",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -553,7 +553,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "500": {
-                    "description": "invalid_action_response (an action handler's answer, or a page file's answer templated from this request, is not a valid action response; with diagnostics) or internal_error",
+                    "description": "invalid_action_response (an action handler's answer, or a page file's answer whatever the request, is not a valid action response; detail names the lint codes and the request ID, diagnostics only in mock mode) or internal_error. Never caused by the request's data, which is a 4xx.",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -715,6 +715,16 @@ enum OpenAPIDocument {
                       }
                     }
                   },
+                  "403": {
+                    "description": "A Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed, a defence against DNS rebinding).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
                   "404": {
                     "description": "Production (not_found).",
                     "content": {
@@ -747,7 +757,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -766,6 +776,11 @@ enum OpenAPIDocument {
                   "admin"
                 ],
                 "summary": "Reload pages/ now (broken files keep their last good version)",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/AdminHeader"
+                  }
+                ],
                 "responses": {
                   "200": {
                     "description": "OK",
@@ -778,7 +793,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -806,6 +821,9 @@ enum OpenAPIDocument {
                       "type": "string"
                     },
                     "description": "Reset only this session."
+                  },
+                  {
+                    "$ref": "#/components/parameters/AdminHeader"
                   }
                 ],
                 "responses": {
@@ -820,7 +838,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -851,7 +869,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -882,7 +900,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -921,7 +939,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -948,6 +966,11 @@ enum OpenAPIDocument {
                   "admin"
                 ],
                 "summary": "Remove the runtime fault rules",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/AdminHeader"
+                  }
+                ],
                 "responses": {
                   "200": {
                     "description": "OK",
@@ -960,7 +983,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -991,7 +1014,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1027,7 +1050,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1101,7 +1124,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1141,6 +1164,9 @@ enum OpenAPIDocument {
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/SessionID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/AdminHeader"
                   }
                 ],
                 "responses": {
@@ -1155,7 +1181,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1223,7 +1249,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1299,7 +1325,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1319,6 +1345,9 @@ enum OpenAPIDocument {
                 "parameters": [
                   {
                     "$ref": "#/components/parameters/SessionID"
+                  },
+                  {
+                    "$ref": "#/components/parameters/AdminHeader"
                   }
                 ],
                 "responses": {
@@ -1355,7 +1384,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1450,7 +1479,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1478,6 +1507,11 @@ enum OpenAPIDocument {
                   "admin"
                 ],
                 "summary": "Empty the journal",
+                "parameters": [
+                  {
+                    "$ref": "#/components/parameters/AdminHeader"
+                  }
+                ],
                 "responses": {
                   "200": {
                     "description": "OK",
@@ -1490,7 +1524,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1602,7 +1636,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1634,7 +1668,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1663,7 +1697,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1692,7 +1726,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1721,7 +1755,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1750,7 +1784,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1779,7 +1813,7 @@ enum OpenAPIDocument {
                     }
                   },
                   "403": {
-                    "description": "Not a loopback client and no valid bearer token (admin_forbidden).",
+                    "description": "Refused (docs/mock.md § Who can reach the mock): a Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed); not a loopback client and no valid bearer token (admin_forbidden); a cross-site Origin or Sec-Fetch-Site (cross_site_refused); for a state-changing call, neither X-Flow-Admin, a JSON Content-Type nor the token (admin_header_required).",
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -1805,6 +1839,16 @@ enum OpenAPIDocument {
                       "text/html": {
                         "schema": {
                           "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "A Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed, a defence against DNS rebinding).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
                         }
                       }
                     }
@@ -1873,6 +1917,16 @@ enum OpenAPIDocument {
                       }
                     }
                   },
+                  "403": {
+                    "description": "A Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed, a defence against DNS rebinding).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
                   "404": {
                     "description": "The preview is off (not_found) or has no such file (unknown_preview_asset).",
                     "content": {
@@ -1901,6 +1955,16 @@ enum OpenAPIDocument {
                       "text/event-stream": {
                         "schema": {
                           "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "A Host other than loopback names, IP addresses and mock.allowedHosts (host_not_allowed, a defence against DNS rebinding).",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
                         }
                       }
                     }
@@ -2010,6 +2074,18 @@ enum OpenAPIDocument {
                   "pattern": "^[!-~]+$"
                 },
                 "example": "6f1c2f0e-2b7a-4a8e-9a57-3f1d2c9b8e10"
+              },
+              "AdminHeader": {
+                "name": "X-Flow-Admin",
+                "in": "header",
+                "required": true,
+                "description": "Any value (1 by convention). A state-changing admin call carries it, a JSON Content-Type or the admin token: a web page cannot send any of them to another origin without a CORS preflight (docs/mock.md).",
+                "schema": {
+                  "type": "string",
+                  "minLength": 1,
+                  "pattern": "^[!-~]+$"
+                },
+                "example": "1"
               }
             },
             "headers": {
@@ -2583,7 +2659,7 @@ enum OpenAPIDocument {
                       "minItems": 2,
                       "maxItems": 2
                     },
-                    "description": "In order; Authorization redacted."
+                    "description": "In order; the values of the fields in mock.journalRedactHeaders (Authorization, Cookie, X-Api-Key, …) are [redacted], a Cookie keeps its cookie names."
                   },
                   "bodyBytes": {
                     "type": "integer"
