@@ -5,6 +5,10 @@ plus a widget gallery (one widget of every catalog type, an unknown type and inv
 every page renders with zero JavaScript errors, every catalog widget type is visible, infinite scroll reaches the
 end of feed, the cart stepper round trip updates the totals, an edited page file shows up without a reload
 (scroll position and stepper state kept), and a broken edit shows the error while the last good page stays.
+Then the admin API's defences (docs/mock.md § Who can reach the mock): a page at http://evil.example:PORT that
+Chromium resolves to 127.0.0.1 (--host-resolver-rules, a DNS rebinding) cannot read /__admin/journal nor POST
+/__admin/reset, and a cross-site form POST (text/plain) to the real address is refused; all with a problem
+document, and the preview itself, under its Content-Security-Policy, kept working throughout.
 Screenshots of each page go to the artifacts directory (argv[2], default .build/preview-screenshots).
 
 Usage: preview_test.py FLOW_BFF_EXECUTABLE [ARTIFACTS_DIR]
@@ -19,6 +23,7 @@ import sys
 import tempfile
 import time
 import threading
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -98,7 +103,9 @@ def main():
 
         options = webdriver.ChromeOptions()
         for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--window-size=1300,900", "--no-proxy-server"]:
+                         "--window-size=1300,900", "--no-proxy-server",
+                         # DNS rebinding, simulated: the attacker's name resolves to this machine.
+                         "--host-resolver-rules=MAP evil.example 127.0.0.1"]:
             options.add_argument(argument)
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -253,6 +260,71 @@ def main():
         wait.until(lambda d: d.execute_script("return document.getElementById('reload-error').hidden"))
         check(True, "fixing the file clears the error")
         check(js_errors() == [], "zero JavaScript errors through the edits")
+
+        # 6. The preview's own headers: a policy without 'unsafe-inline' (the checks above ran under it: a
+        #    violation is a SEVERE console entry), nosniff on the page and its scripts.
+        head = urllib.request.urlopen(base + "/__preview", timeout=5).headers
+        policy = head.get("Content-Security-Policy") or ""
+        check("script-src 'self'" in policy and "unsafe-inline" not in policy,
+              "the preview has a Content-Security-Policy without 'unsafe-inline': %r" % policy)
+        check(head.get("X-Content-Type-Options") == "nosniff", "the preview page is nosniff")
+        script = urllib.request.urlopen(base + "/__preview/preview.js", timeout=5).headers
+        check(script.get("X-Content-Type-Options") == "nosniff", "its scripts are nosniff")
+
+        # 7. DNS rebinding and cross-site requests against the admin API, in Chromium.
+        def admin(method, path, body=None):
+            request = urllib.request.Request(base + path, method=method, data=body,
+                                             headers={"X-Flow-Admin": "1", "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    return response.status
+            except urllib.error.HTTPError as error:
+                return error.code
+
+        check(admin("PUT", "/__admin/sessions/rebind-victim", b'{"scenarios": {}}') == 200, "a session to protect")
+        port = urllib.parse.urlsplit(base).port
+        evil = "http://evil.example:%d" % port
+        # A document of the attacker's origin (any public route answers every Host; here a JSON page) runs the
+        # attacker's script: for the browser it is same-origin with /__admin, as after a real rebinding.
+        driver.get(evil + "/v1/pages/home")
+        fetch_script = """
+            const [path, init, done] = arguments;
+            fetch(path, init).then(async r => done({status: r.status, type: r.headers.get('content-type'),
+                                                     body: await r.text()}))
+                             .catch(e => done({error: String(e)}));"""
+        read = driver.execute_async_script(fetch_script, "/__admin/journal", {})
+        check(read.get("status") == 403 and "problem+json" in (read.get("type") or "")
+              and '"host_not_allowed"' in read.get("body", "") and "rebind-victim" not in read.get("body", ""),
+              "rebinding: GET /__admin/journal refused with host_not_allowed: %r" % read)
+        reset = driver.execute_async_script(
+            fetch_script, "/__admin/reset", {"method": "POST", "body": "x", "headers": {"Content-Type": "text/plain"}})
+        check(reset.get("status") == 403 and '"host_not_allowed"' in reset.get("body", ""),
+              "rebinding: POST /__admin/reset refused with host_not_allowed: %r" % reset)
+        preview = driver.execute_async_script(fetch_script, "/__preview", {})
+        check(preview.get("status") == 403, "rebinding: the preview is refused too: %r" % preview.get("status"))
+        # A cross-site simple POST, the way a page on any site can send one: an HTML form, text/plain.
+        driver.execute_script("""
+            const form = document.createElement('form');
+            form.method = 'POST'; form.enctype = 'text/plain'; form.action = arguments[0];
+            const field = document.createElement('input'); field.name = 'x'; field.value = 'y';
+            form.append(field); document.body.append(form); form.submit();""", base + "/__admin/reset")
+        wait.until(lambda d: d.current_url.startswith(base + "/__admin/reset"))
+        answer = driver.find_element(By.TAG_NAME, "body").text
+        check('"cross_site_refused"' in answer, "cross-site form POST /__admin/reset refused: %r" % answer[:160])
+        driver.get(evil + "/v1/pages/home")
+        blind = driver.execute_async_script(
+            fetch_script, base + "/__admin/reset",
+            {"method": "POST", "mode": "no-cors", "body": "x", "headers": {"Content-Type": "text/plain"}})
+        check("error" not in blind, "a no-cors POST was sent: %r" % blind)
+        check(admin("GET", "/__admin/sessions/rebind-victim") == 200, "nothing was reset")
+        # The real preview, at 127.0.0.1, still works and still reads the journal (the refused requests above
+        # logged their 403s to the console: drop them first).
+        driver.get_log("browser")
+        open_page("?page=cart&session=rebind-victim")
+        wait.until(lambda d: "/v1/pages/cart" in d.execute_script(
+            "return document.getElementById('requests').textContent"))
+        check(js_errors() == [], "the preview at 127.0.0.1 still works, journal included, zero JavaScript errors")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "after-rebinding.png"))
     finally:
         if driver is not None:
             driver.quit()
