@@ -4,7 +4,8 @@ import PageModel
 /// Computes the answer to an api action in Swift, per request — the counterpart of a page provider. Registered
 /// for an action name (or a `prefix.*` pattern) with ``ActionHandlers/register(_:options:_:)``. The answer is
 /// checked by the codec and the lint rules before it is sent (an invalid one is a logged 500
-/// `invalid_action_response` with its diagnostics) and resolved for the client's capabilities and locale like a
+/// `invalid_action_response` naming the lint codes; its diagnostics are in the log, and in the body in mock mode)
+/// and resolved for the client's capabilities and locale like a
 /// page. Throw a ``PageProviderError`` for a deliberate problem+json answer (an `UpstreamError` through
 /// ``PageProviderError/upstream(_:)`` becomes 502/504); anything else is a logged 500.
 public typealias ActionHandler = @Sendable (ActionRequestContext) async throws -> ActionResponse
