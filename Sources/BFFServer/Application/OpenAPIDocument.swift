@@ -2079,11 +2079,9 @@ enum OpenAPIDocument {
                 "name": "X-Flow-Admin",
                 "in": "header",
                 "required": true,
-                "description": "Any value (1 by convention). A state-changing admin call carries it, a JSON Content-Type or the admin token: a web page cannot send any of them to another origin without a CORS preflight (docs/mock.md).",
+                "description": "Any value, even empty (1 by convention). A state-changing admin call carries it, a JSON Content-Type or the admin token: a web page cannot send any of them to another origin without a CORS preflight (docs/mock.md).",
                 "schema": {
-                  "type": "string",
-                  "minLength": 1,
-                  "pattern": "^[!-~]+$"
+                  "type": "string"
                 },
                 "example": "1"
               }
