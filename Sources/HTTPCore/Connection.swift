@@ -431,16 +431,19 @@ final class Connection {
     func checkDeadline(now: UInt64) {
         guard deadlineKind != .none, now >= deadline else { return }
         switch deadlineKind {
+        case .header where reserved && requestsServed == 0 && parser.bufferedByteCount == 0:
+            // A reserved slot that never asked for a probe path: the answer any connection over the cap gets.
+            timeOut(HTTPError.tooManyConnections)
         case .header where parser.bufferedByteCount > 0 || !parser.isAtRequestBoundary:
-            timeOut(.headerTimeout)
+            timeOut(HTTPParseError.headerTimeout)
         case .body:
-            timeOut(.bodyTimeout)
+            timeOut(HTTPParseError.bodyTimeout)
         default:
             close()
         }
     }
 
-    private func timeOut(_ error: HTTPParseError) {
+    private func timeOut(_ error: some HTTPResponseConvertible) {
         guard phase == .reading else {
             close()
             return

@@ -133,6 +133,11 @@ struct ConnectionLifetimeTests {
             #expect(refused.status == 503)
             #expect(refused.text.contains("too_many_connections"))
             #expect(refused.header("Connection") == "close")
+            // A reserved slot that sends nothing gets the same 503 after its short header timeout.
+            let silent = try await HTTPTestClient.connect(port: server.port)
+            let silentAnswer = String(decoding: try await silent.readToEOF(), as: UTF8.self)
+            #expect(silentAnswer.hasPrefix("HTTP/1.1 503 "))
+            #expect(silentAnswer.contains("too_many_connections"))
             // The holders still work.
             try await holders[0].send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try await holders[0].readResponse()?.status == 200)

@@ -355,6 +355,7 @@ struct ServerTests {
         let configuration = testConfiguration {
             $0.limits.maxConnections = 2
             $0.limits.maxRequestsPerConnection = 2
+            $0.limits.reservedConnections = 0  // refused at accept (ConnectionLifetimeTests covers the reserve)
         }
         try await withServer(configuration, responder: testRouter) { server in
             let first = HTTPTestClient(port: server.port)
