@@ -51,7 +51,10 @@ import Testing
             #expect(preflight.header("Access-Control-Allow-Origin") == "http://localhost:5173")
             #expect(preflight.header("Access-Control-Allow-Methods")?.contains("POST") == true)
             let allowedHeaders = try #require(preflight.header("Access-Control-Allow-Headers"))
-            for name in ["X-Flow-Client", "X-Flow-Session", "X-Flow-Scenario", "Idempotency-Key", "If-None-Match"] {
+            for name in [
+                "X-Flow-Client", "X-Flow-Session", "X-Flow-Scenario", "X-Flow-Admin", "Idempotency-Key",
+                "If-None-Match",
+            ] {
                 #expect(allowedHeaders.contains(name), "\(name)")
             }
             #expect(preflight.header("Access-Control-Max-Age") != nil)

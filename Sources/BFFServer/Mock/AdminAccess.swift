@@ -40,7 +40,8 @@ enum AdminAccess {
         guard isLoopback(request.remoteAddress) || hasToken else { throw forbidden }
         guard
             !isCrossSite(
-                origin: headers["Origin"], fetchSite: headers["Sec-Fetch-Site"], host: headers["Host"], cors: cors)
+                origin: headers["Origin"], fetchSite: headers["Sec-Fetch-Site"],
+                host: HostPolicy.authority(target: request.target, host: headers["Host"]), cors: cors)
         else { throw crossSite }
         guard
             !changesState(request.method, path: request.path) || hasToken || headers[adminHeader] != nil
