@@ -86,6 +86,18 @@ import Testing
             "\(result.errors)")
     }
 
+    /// A fixed answer's `deeplink` effect is checked when the page file loads, like a widget's action.
+    @Test func scriptURLInAFixedAnswersEffectFails() async throws {
+        let page = Self.page().replacingOccurrences(
+            of: #"{"type": "toast", "message": "done"}"#, with: #"{"type": "deeplink", "url": "javascript:alert(1)"}"#)
+        let directory = try temporaryPages(["typed.json": page])
+        let result = try await run(["check", directory])
+        #expect(result.status == 1)
+        #expect(
+            result.errors.contains("/server/actions/typed.go/effects/0/url: error: unsafe_url: a javascript: URL"),
+            "\(result.errors)")
+    }
+
     @Test func registeredAndExtensionTypesPass() async throws {
         let directory = try temporaryPages([
             "typed.json": Self.page(widgetType: "map_view", actionType: "x-share", effectType: "confetti")

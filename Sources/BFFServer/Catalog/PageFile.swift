@@ -161,6 +161,7 @@ struct PageFile {
             diagnostics.append(error.diagnostic.rebased(onto: path))
             return nil
         }
+        diagnostics.append(contentsOf: validator.validate(effects: response.effects, at: path / "effects"))
         var document = page
         for (index, mutation) in response.mutations.enumerated() {
             let mutationPath = path / "mutations" / index
