@@ -3,7 +3,10 @@
 # mix of first pages, next chunks and api actions (bench/soak/mix.lua: per ten requests five `GET
 # /v1/pages/feed`, four `GET /v1/pages/feed/next?postback=…` and one `POST /v1/actions/cart.setQuantity` with a
 # fresh `Idempotency-Key`). Reports requests, wrk's socket errors (connect, read, write, timeout), non-2xx
-# answers, the server's 5xx count from /metrics and its RSS at start, every minute and at the end.
+# answers, the server's 5xx count from /metrics and its RSS at start, every minute and at the end. Beside wrk, PACED
+# (default 4) keep-alive connections send a request every 50 ms each (bench/soak/paced.py: the issue's reproduction
+# of busy connections cut 30 s after accept, which wrk's back-to-back requests do not meet) and count the requests
+# that met a connection the server closed without `Connection: close`.
 #
 #   bench/soak/run.sh                              # DURATION=600 CONNECTIONS=64
 #   DURATION=60 bench/soak/run.sh                  # a short one
@@ -12,11 +15,12 @@
 # flow-bff runs as in production (config/production.json: access log and metrics on, shared cursor key; the access
 # log goes to /dev/null so ten minutes do not fill the disk) with one event-loop thread pinned to core 0; wrk runs
 # one thread pinned to core 1 (as bench/lib/measure.sh). A busy connection must never be cut: the run fails (exit
-# 1) on any socket error, any non-2xx answer or any 5xx counted by the server.
+# 1) on any socket error, any non-2xx answer, any 5xx counted by the server or any paced request cut.
 set -euo pipefail
 
 DURATION=${DURATION:-600}
 CONNECTIONS=${CONNECTIONS:-64}
+PACED=${PACED:-4}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KEY=bench-cursor-key-bench-cursor-key-0123456789
 
@@ -62,10 +66,18 @@ rss_start=$(rss_mb)
     while sleep 60; do echo "$(rss_mb)" >>"$WORK/rss"; done
 ) &
 PIDS+=($!)
+# Connections the kernel accepted, machine-wide (Tcp PassiveOpens): wrk opens CONNECTIONS; a server that cuts
+# busy connections makes wrk reconnect, which wrk itself does not always count as an error.
+passive_opens() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]+$/ {print $7}' /proc/net/snmp; }
+opens_before=$(passive_opens)
 started=$(date -u +%H:%M:%S)
+python3 "$ROOT/bench/soak/paced.py" "$PORT" "$DURATION" "$PACED" >"$WORK/paced.out" 2>&1 &
+paced=$!
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s --latency -s "$ROOT/bench/soak/mix.lua" "$base" \
     >"$WORK/wrk.out" 2>&1 || { cat "$WORK/wrk.out" >&2; exit 1; }
+wait "$paced" || { cat "$WORK/paced.out" >&2; exit 1; }
 ended=$(date -u +%H:%M:%S)
+opens=$(($(passive_opens) - opens_before))
 rss_end=$(rss_mb)
 hwm=$(awk '/^VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$BFF_PID/status")
 metrics=$(curl -fs "$base/metrics")
@@ -84,6 +96,10 @@ echo "| $requests | $(python3 -c "print(round($requests / $seconds))") | $socket
     "| $status | $server_5xx of $server_total | $(python3 -c "print(f'{$(field p50_us) / 1000:.2f} ms')")" \
     "| $(python3 -c "print(f'{$(field p99_us) / 1000:.2f} ms')") | $(python3 -c "print(f'{$(field max_us) / 1000:.1f} ms')")" \
     "| $rss_start → $rss_end MB ($hwm) | $(paste -sd' ' "$WORK/rss" 2>/dev/null || true) |"
+paced=$(grep '^paced ' "$WORK/paced.out") || { cat "$WORK/paced.out" >&2; exit 1; }
+cut=$(echo "$paced" | tr ' ' '\n' | sed -n 's/^cut=//p')
+echo "$PACED paced connections (a request every 50 ms: /healthz, every fifth the feed): ${paced#paced }"
+echo "TCP connections accepted during the run (machine-wide): $opens ($CONNECTIONS opened by wrk)"
 echo "server answers by route and status: $(echo "$metrics" | sed -n 's/^flow_bff_requests_total{\(.*\)} \([0-9]*\)$/\1 \2/p' |
     tr -d '"' | sed 's/route=//; s/,status=/ /' | paste -sd';' | sed 's/;/; /g')"
-[ "$socket_errors" -eq 0 ] && [ "$status" -eq 0 ] && [ "$server_5xx" -eq 0 ]
+[ "$socket_errors" -eq 0 ] && [ "$status" -eq 0 ] && [ "$server_5xx" -eq 0 ] && [ "$cut" -eq 0 ]
