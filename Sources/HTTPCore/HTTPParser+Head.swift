@@ -111,23 +111,22 @@ enum HeadParser {
     }
 
     /// Whether none of the eight bytes of `word` needs a check in a request target: all in `&`…`z`, none of `?`,
-    /// `` ` ``, `<`, `>`, `\` and `^` (bit tricks: a byte below 0x26 or above 0x7A, or one of those, sets its high
-    /// bit in one of the masks). `!`, `$` and `~` are allowed but take the byte-by-byte check.
+    /// `` ` ``, `<`, `>`, `\` and `^`. `!`, `$` and `~` are allowed but take the byte-by-byte check.
+    ///
+    /// Bit tricks, exact for the word as a whole: a byte at or above 0x80 sets its high bit in `above`; below that,
+    /// `x - 0x01` per byte sets a high bit only where `x` is zero (or where a zero borrowed), and `x - 0x26` only
+    /// where `x` is below 0x26 — so the usual `& ~x` is not needed.
     @inline(__always)
     static func isPlainTargetWord(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        let below = (word &- ones &* 0x26) & ~word
+        let below = word &- ones &* 0x26
         let above = (word &+ ones &* 0x05) | word
-        // A zero byte in `x` sets its high bit in `(x - ones) & ~x`; `byte | 0x62 == 0x7E` is `<`, `>`, `\`, `^`
-        // (and `|`, `~`, two controls, all outside the range above).
-        let questions = word ^ (ones &* UInt64(Byte.question))
-        let backticks = word ^ (ones &* 0x60)
-        let delimiters = (word | ones &* 0x62) ^ (ones &* 0x7E)
-        let equal =
-            ((questions &- ones) & ~questions) | ((backticks &- ones) & ~backticks)
-            | ((delimiters &- ones) & ~delimiters)
-        return (below | above | equal) & highBits == 0
+        // Zero bytes mark `?`, backtick, and `<`, `>`, `\`, `^` (`byte | 0x62 == 0x7E`; also `|`, `~` and two
+        // controls, outside the range anyway).
+        let questions = (word ^ ones &* UInt64(Byte.question)) &- ones
+        let backticks = (word ^ ones &* 0x60) &- ones
+        let delimiters = ((word | ones &* 0x62) ^ ones &* 0x7E) &- ones
+        return (below | above | questions | backticks | delimiters) & 0x8080_8080_8080_8080 == 0
     }
 
     /// Whether a request target may hold `byte` as it is: RFC 3986 `unreserved`, `sub-delims`, `:`, `@`, `/` and

@@ -445,5 +445,25 @@ struct ParserTargetByteTests {
                 }
             }
         }
+        // Words mixing several bytes of every kind (carries and borrows between bytes), from a fixed-seed generator.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let isFast = (0...255).map { fast.contains(UInt8($0)) }
+        var plainWords = 0
+        var wrong: [UInt64] = []
+        for _ in 0..<200_000 {
+            var word = UInt64(0)
+            var expected = true
+            for index in 0..<8 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let draw = Int(state >> 33)
+                let byte = draw % 16 == 0 ? UInt8(truncatingIfNeeded: draw >> 8) : fast[(draw >> 8) % fast.count]
+                expected = expected && isFast[Int(byte)]
+                word |= UInt64(byte) << (8 * index)
+            }
+            if HeadParser.isPlainTargetWord(word) != expected { wrong.append(word) }
+            if expected { plainWords += 1 }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5).map { String($0, radix: 16) })")
+        #expect(plainWords > 50_000 && plainWords < 150_000)
     }
 }
