@@ -110,14 +110,16 @@ enum HeadParser {
         return (framing, expectContinue && framing != .none && version.minor >= 1)
     }
 
-    /// Whether none of the eight bytes of `word` needs a check in a request target: all in `&`…`z`, none of `?`,
-    /// `` ` ``, `<`, `>`, `\` and `^`. `!`, `$` and `~` are allowed but take the byte-by-byte check.
+    /// Marks the bytes of `word` (little-endian: byte 0 first) that need a check in a request target: the high bit
+    /// of a byte is set unless it is in `&`…`z` and none of `?`, `` ` ``, `<`, `>`, `\` and `^` (`!`, `$` and `~`
+    /// are allowed but take the byte-by-byte check). Zero when all eight need none; otherwise the lowest marked
+    /// byte is the first that needs one (bytes after it may be marked spuriously).
     ///
-    /// Bit tricks, exact for the word as a whole: a byte at or above 0x80 sets its high bit in `above`; below that,
-    /// `x - 0x01` per byte sets a high bit only where `x` is zero (or where a zero borrowed), and `x - 0x26` only
-    /// where `x` is below 0x26 — so the usual `& ~x` is not needed.
+    /// Bit tricks: a byte at or above 0x80 sets its high bit in `above`; below that, `x - 0x01` per byte sets a
+    /// high bit only where `x` is zero, and `x - 0x26` only where `x` is below 0x26, or where a lower byte borrowed
+    /// — and such a lower byte is marked itself. So the usual `& ~x` is not needed.
     @inline(__always)
-    static func isPlainTargetWord(_ word: UInt64) -> Bool {
+    static func targetWordMarks(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let below = word &- ones &* 0x26
         let above = (word &+ ones &* 0x05) | word
@@ -126,7 +128,7 @@ enum HeadParser {
         let questions = (word ^ ones &* UInt64(Byte.question)) &- ones
         let backticks = (word ^ ones &* 0x60) &- ones
         let delimiters = ((word | ones &* 0x62) ^ ones &* 0x7E) &- ones
-        return (below | above | questions | backticks | delimiters) & 0x8080_8080_8080_8080 == 0
+        return (below | above | questions | backticks | delimiters) & 0x8080_8080_8080_8080
     }
 
     /// Whether a request target may hold `byte` as it is: RFC 3986 `unreserved`, `sub-delims`, `:`, `@`, `/` and
@@ -152,14 +154,20 @@ enum HeadParser {
         index += 1
         let targetStart = index
         var question = -1
+        let base = UnsafeRawPointer(p.baseAddress!)
         while index < lineEnd {
-            // Fast path: letters, digits, '/', '=', '-', '.', '_', '&' … need no check, eight bytes at a time; the
-            // space, '%', '?' and every byte the target may not hold take the checks below (RFC 3986, as llhttp).
-            if index + 8 <= lineEnd,
-                isPlainTargetWord(UnsafeRawPointer(p.baseAddress! + index).loadUnaligned(as: UInt64.self))
-            {
-                index += 8
-                continue
+            // Fast path: letters, digits, '/', '=', '-', '.', '_', '&' … need no check, eight bytes at a time, and
+            // a word holding a byte that does is skipped up to it; the space, '%', '?' and every byte the target may
+            // not hold take the checks below (RFC 3986, as llhttp). The request line goes on after the target
+            // (" HTTP/1.1"), so the target's last bytes have a word too.
+            if lineEnd &- index >= 8 {
+                let marks = targetWordMarks(
+                    UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                if marks == 0 {
+                    index &+= 8
+                    continue
+                }
+                index &+= marks.trailingZeroBitCount &>> 3
             }
             let byte = p[index]
             if isPlainTargetByte(byte) {

@@ -424,9 +424,9 @@ struct ParserTargetByteTests {
         }
     }
 
-    /// The word test alone agrees with the byte rules: a word passes only if each of its bytes needs no check, and
-    /// it passes for words made of the bytes it is meant to let through (each byte value in each position, the
-    /// other seven bytes drawn from that set).
+    /// The word test alone agrees with the byte rules: a word passes only if each of its bytes needs no check, it
+    /// passes for words made of the bytes it is meant to let through (each byte value in each position, the other
+    /// seven bytes drawn from that set), and otherwise its lowest mark is the first byte that needs a check.
     @Test func wordTestAgreesWithTheByteTest() {
         let fast = (0...255).map(UInt8.init).filter {
             (0x26...0x7A).contains($0) && !"?`<>\\^".utf8.contains($0)
@@ -438,10 +438,12 @@ struct ParserTargetByteTests {
                     let byte = index == position ? UInt8(value) : fast[(value * 7 + index * 13) % fast.count]
                     word |= UInt64(byte) << (8 * index)
                 }
-                let plain = HeadParser.isPlainTargetWord(word)
-                #expect(plain == fast.contains(UInt8(value)), "byte \(value) at \(position)")
-                if plain {
+                let marks = HeadParser.targetWordMarks(word)
+                #expect((marks == 0) == fast.contains(UInt8(value)), "byte \(value) at \(position)")
+                if marks == 0 {
                     #expect(HeadParser.isPlainTargetByte(UInt8(value)), "byte \(value) passes the word test only")
+                } else {
+                    #expect(marks.trailingZeroBitCount / 8 == position, "byte \(value) at \(position)")
                 }
             }
         }
@@ -453,14 +455,20 @@ struct ParserTargetByteTests {
         for _ in 0..<200_000 {
             var word = UInt64(0)
             var expected = true
+            var first = 8
             for index in 0..<8 {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let draw = Int(state >> 33)
                 let byte = draw % 16 == 0 ? UInt8(truncatingIfNeeded: draw >> 8) : fast[(draw >> 8) % fast.count]
+                if !isFast[Int(byte)] && first == 8 { first = index }
                 expected = expected && isFast[Int(byte)]
                 word |= UInt64(byte) << (8 * index)
             }
-            if HeadParser.isPlainTargetWord(word) != expected { wrong.append(word) }
+            // All eight need no check, or the lowest mark is the first byte that needs one.
+            let marks = HeadParser.targetWordMarks(word)
+            if (marks == 0) != expected || (marks != 0 && marks.trailingZeroBitCount / 8 != first) {
+                wrong.append(word)
+            }
             if expected { plainWords += 1 }
         }
         #expect(wrong.isEmpty, "\(wrong.prefix(5).map { String($0, radix: 16) })")
