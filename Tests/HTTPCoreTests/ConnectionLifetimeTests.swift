@@ -53,16 +53,16 @@ struct ConnectionLifetimeTests {
 
     @Test(arguments: EventLoopKindTests.kinds)
     func busyConnectionOutlivesTheIdleTimeout(_ kind: HTTPServer.Configuration.EventLoopKind) async throws {
-        let idle = Duration.seconds(1)
+        let idle = Duration.seconds(2)
         let configuration = testConfiguration {
             $0.eventLoop = kind
             $0.timeouts.idle = idle
         }
         try await withServer(configuration, responder: testRouter) { server in
-            // A request every 50 ms for 2.5 idle timeouts: before the fix the idle deadline ran from the first
-            // request and the connection was cut after about one second.
+            // A request every 50 ms for 2.25 idle timeouts: before the fix the idle deadline ran from the first
+            // request and the connection was cut after one idle timeout.
             let (steps, _) = try await Self.requestLoop(
-                port: server.port, interval: .milliseconds(50), duration: .milliseconds(2_500))
+                port: server.port, interval: .milliseconds(50), duration: .milliseconds(4_500))
             let lastStep = try #require(steps.last)
             // A gap longer than the idle timeout (a stalled machine) would make a close legitimate: none may occur
             // for this test to say anything, and the loop must have run past the idle timeout twice.
@@ -70,7 +70,6 @@ struct ConnectionLifetimeTests {
             try #require(longestGap < idle, "the client stalled for \(longestGap); rerun on a less loaded machine")
             #expect(lastStep.elapsed > idle * 2)
             #expect(steps.allSatisfy { $0.status == 200 && $0.connectionHeader == nil })
-            #expect(steps.count >= 20)
             // Idle for real now: closed silently after the timeout.
             let idleClient = HTTPTestClient(port: server.port)
             try await idleClient.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -81,7 +80,7 @@ struct ConnectionLifetimeTests {
 
     @Test(arguments: EventLoopKindTests.kinds)
     func maximumAgeEndsTheConnectionBetweenRequests(_ kind: HTTPServer.Configuration.EventLoopKind) async throws {
-        let age = Duration.milliseconds(600)
+        let age = Duration.seconds(1)
         let configuration = testConfiguration {
             $0.eventLoop = kind
             $0.timeouts.maximumConnectionAge = age
@@ -97,7 +96,8 @@ struct ConnectionLifetimeTests {
             #expect(steps.dropLast().allSatisfy { $0.connectionHeader == nil })
             #expect(last.elapsed >= age - .milliseconds(50))
             #expect(last.elapsed < .seconds(9))
-            #expect(steps.count >= 5)
+            // At least one answer before the age (how many depends on the machine's load) and the closing one.
+            #expect(steps.count >= 2)
             #expect(closedAfter)
         }
     }
