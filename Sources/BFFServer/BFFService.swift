@@ -61,13 +61,14 @@ public final class BFFService: Sendable {
     /// `http://host:port` of the bound socket, IPv6 hosts in brackets.
     public var baseURL: String { "http://" + server.localAddress }
 
-    /// Graceful shutdown: `/readyz` turns 503, new connections are refused, in-flight requests finish.
+    /// Graceful shutdown: `/readyz` turns 503, new connections are refused, in-flight requests finish. The operations
+    /// listener stays up, answering `/readyz` with 503, until ``waitUntilStopped()`` or ``stoppedAsync()`` sees the
+    /// public listener stopped.
     public func shutdown() {
         application.setReady(false)
         watcher?.stop()
         application.reload.events.finishAll()  // open preview streams would otherwise hold the drain to its end
         server.shutdown(drainTimeout: .milliseconds(Int(application.configuration.server.drainSeconds * 1000)))
-        operationsServer?.shutdown(drainTimeout: .seconds(1))
     }
 
     /// Blocks until the server has stopped, then stops the operations listener: it answers `/readyz` with 503

@@ -78,6 +78,24 @@ import Testing
         }
     }
 
+    /// A value that fits the body limit but grows past the content budget once the bundled cart's `| text` fallback
+    /// writes it into the stepper: the error is reported at the widget's content, above the templated string.
+    @Test func aValueThatOverflowsTheContentBudgetIsA422() async throws {
+        var configuration = BFFConfiguration()
+        configuration.logging.accessLog = false
+        try await withTestServer(configuration: configuration) { server in
+            let value = "[" + Array(repeating: "\"\"", count: 15_000).joined(separator: ",") + "]"
+            let answer = try await HTTPTestClient(port: server.port).post(
+                "/v1/actions/cart.setQuantity",
+                json: #"{"pageID": "cart", "widgetID": "qty.p-1042", "event": "change", "value": \#(value), "#
+                    + #""payload": {"productID": "p-1042"}}"#)
+            #expect(answer.status == 422, "\(answer.text.prefix(300))")
+            let problem = try JSONParser().parse(answer.body)
+            #expect(problem["code"] == "invalid_action_value")
+            #expect(problem["path"] == "/value")
+        }
+    }
+
     @Test func anInvalidHandlerAnswerIsA500WithoutTheAnswersPathsInProduction() async throws {
         try await Self.serve(mock: false) { http, log in
             let broken = try await http.post(

@@ -134,6 +134,8 @@ import Testing
         #expect(findings(deeplink: "data:text/html,<script>", image: "https://a").map(\.code) == ["unsafe_url"])
         #expect(findings(deeplink: "file:///etc/passwd", image: "https://a").map(\.code) == ["unsafe_url"])
         #expect(findings(deeplink: "larder://a", image: "data:image/svg+xml,<svg/>").map(\.code) == ["unsafe_url"])
+        #expect(findings(deeplink: "larder://a", image: "data:image/sv\tg+xml,<svg/>").map(\.code) == ["unsafe_url"])
+        #expect(findings(deeplink: "larder://a", image: "data:Image/\nSVG+xml,<svg/>").map(\.code) == ["unsafe_url"])
         #expect(findings(deeplink: "larder://a", image: "data:text/html,x").map(\.code) == ["unsafe_url"])
     }
 

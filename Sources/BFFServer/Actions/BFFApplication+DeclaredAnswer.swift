@@ -106,11 +106,17 @@ struct FilledAnswerError: Error, Sendable {
     /// The request values whose inserted text every error lies in, in order; empty when some error lies elsewhere.
     var culprits: [RequestValueName]
 
+    /// Diagnostics about a whole subtree, reported at its root: inserted values inside it explain them.
+    static let subtreeCodes: Set<String> = ["budget_exceeded", "nesting_too_deep"]
+
     init(errors: [Diagnostic], template: ResponseTemplate) {
         self.errors = errors
         var culprits: [RequestValueName] = []
         for error in errors {
-            let names = template.insertedValues(at: error.path)
+            var names = template.insertedValues(at: error.path)
+            if names.isEmpty && Self.subtreeCodes.contains(error.code) {
+                names = template.insertedValues(under: error.path)
+            }
             guard !names.isEmpty else {
                 culprits = []
                 break

@@ -60,6 +60,20 @@ struct ResponseTemplate: Sendable {
         return names
     }
 
+    /// The request values inserted anywhere inside `path` of a filled answer: for an error about a whole subtree
+    /// (`budget_exceeded` on a widget's content, `nesting_too_deep`) that only what was inserted into it can explain,
+    /// since the template's fixed text passed the same rules at load.
+    func insertedValues(under path: JSONPointer) -> [RequestValueName] {
+        let target = path.string
+        var names: [RequestValueName] = []
+        for string in templatedStrings {
+            let inner = string.path.string
+            guard inner == target || inner.hasPrefix(target + "/") else { continue }
+            for name in string.names where !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
     /// The JSON with every placeholder filled from `facts`.
     func render(_ facts: RequestFacts) -> JSONValue { Self.render(root, facts) }
 

@@ -41,7 +41,9 @@ public enum URLSafety {
         case "javascript", "vbscript":
             return "a \(scheme): URL is script, not an image"
         case "data":
-            let rest = url.drop { $0 != ":" }.dropFirst().lowercased()
+            // Tabs and newlines are dropped by a browser's URL parser anywhere (`image/sv\tg+xml` is SVG).
+            let rest = url.drop { $0 != ":" }.dropFirst().filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
+                .lowercased()
             guard rest.hasPrefix("image/"), !rest.hasPrefix("image/svg") else {
                 return "a data: URL for an image must be data:image/… (not SVG, which can carry script)"
             }
