@@ -108,4 +108,20 @@ import Testing
         #expect(store.claim("k0", fingerprint: "other", ttl: .seconds(60)) == .claimed, "k0 expired first: evicted")
         #expect(store.count == 20)
     }
+
+    /// A claim still running (a 30 s lease) expires before any answered key (kept a day), yet answered keys go first:
+    /// evicting the claim would let its retry run the action a second time.
+    @Test func aRunningClaimOutlivesAnsweredKeysWhenTheStoreIsFull() {
+        let store = MemoryIdempotencyStore(capacity: 10)
+        let answer = IdempotentAnswer(status: 200, headers: [], body: [])
+        for index in 0..<9 {
+            #expect(store.claim("done\(index)", fingerprint: "f", ttl: .seconds(30)) == .claimed)
+            store.complete("done\(index)", with: answer, ttl: .seconds(86_400 + index))
+        }
+        #expect(store.claim("running", fingerprint: "f", ttl: .seconds(30)) == .claimed)
+        #expect(store.claim("next", fingerprint: "f", ttl: .seconds(30)) == .claimed)
+        #expect(
+            store.claim("running", fingerprint: "f", ttl: .seconds(30)) == .inProgress, "the running claim was evicted")
+        #expect(store.claim("done0", fingerprint: "f", ttl: .seconds(30)) == .claimed, "the oldest answer went first")
+    }
 }

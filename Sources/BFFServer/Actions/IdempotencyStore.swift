@@ -54,8 +54,9 @@ public struct IdempotentAnswer: Sendable, Hashable {
     }
 }
 
-/// The in-memory idempotency store: bounded (when full, the tenth of the entries closest to expiry go, so a full
-/// store costs one sort per `capacity / 10` claims, not a pass per claim), entries expire after their TTL. Default for every replica; share answers across replicas with a shared store.
+/// The in-memory idempotency store: bounded (when full, a tenth of the entries go — answered ones first, soonest to
+/// expire first, so a claim still running is kept while any answer is left — and a full store costs one sort per
+/// `capacity / 10` claims, not a pass per claim), entries expire after their TTL. Default for every replica; share answers across replicas with a shared store.
 public final class MemoryIdempotencyStore: IdempotencyStore {
     private struct Entry {
         var fingerprint: String
@@ -83,8 +84,15 @@ public final class MemoryIdempotencyStore: IdempotencyStore {
                 entries = entries.filter { $0.value.expires > now }
                 // A tenth at once: evicting one entry per claim cost a pass over all of them per claim once full
                 // (bench/soak/run.sh: p99 0.13 s → 0.85 s when 10,000 keys were held).
+                // Answered keys go first, soonest to expire first; a claim still running is evicted only when
+                // nothing else is left (its retry would otherwise run the action a second time).
                 if entries.count >= capacity {
-                    let evicted = entries.sorted { $0.value.expires < $1.value.expires }.prefix(max(1, capacity / 10))
+                    let evicted = entries.sorted { left, right in
+                        let leftRunning = left.value.answer == nil
+                        let rightRunning = right.value.answer == nil
+                        return leftRunning != rightRunning ? !leftRunning : left.value.expires < right.value.expires
+                    }
+                    .prefix(max(1, capacity / 10))
                     for entry in evicted { entries[entry.key] = nil }
                 }
             }
