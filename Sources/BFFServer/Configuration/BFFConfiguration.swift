@@ -29,7 +29,7 @@ public struct BFFConfiguration: Sendable, Hashable {
         /// `redis://[[user]:password@]host[:port][/database]` of the Redis server that keeps `Idempotency-Key`
         /// answers for every replica; empty keeps them in memory (one replica). Default empty.
         public var redisURL = ""
-        /// Seconds a Redis command may take before the request goes on without replay protection. Default 0.25.
+        /// Seconds a Redis command may take before a keyed action is refused (503, fail closed). Default 0.25.
         public var redisTimeoutSeconds = 0.25
         /// Prefix of the Redis keys. Default `flow-bff:idempotency:`.
         public var redisKeyPrefix = "flow-bff:idempotency:"

@@ -288,7 +288,7 @@ extension ConfigurationKey {
         },
         .seconds(
             "actions.redisTimeoutSeconds", 0.25,
-            "Seconds a Redis command may take before the request goes on without replay protection."
+            "Seconds a Redis command may take before a keyed action is refused 503 (fail closed)."
         ) { $0.actions.redisTimeoutSeconds = $1 },
         .string("actions.redisKeyPrefix", "flow-bff:idempotency:", "Prefix of the idempotency keys in Redis.") {
             $0.actions.redisKeyPrefix = $1
