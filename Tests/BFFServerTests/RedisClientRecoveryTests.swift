@@ -69,8 +69,9 @@ import Testing
             reply = try? await client.send(["PING"])
             try await Task.sleep(for: .milliseconds(10))  // paces the commands; not a synchronisation
         }
+        // With the bug every command pushed the next attempt back by the delay, so it never came: reconnecting within
+        // the loop's bound is the whole proof (no tighter time bound: a loaded machine stretches the loop).
         #expect(reply == .simple("PONG"), "the client never reconnected")
-        #expect(ContinuousClock.now - start < .seconds(2))
         #expect(try await accepted.value)
     }
 }
