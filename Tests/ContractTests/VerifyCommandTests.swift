@@ -75,6 +75,18 @@ import Testing
             Issue.record("serve did not print its URL: \(text)")
             return
         }
+        // From here on its access log is read and dropped until it exits: a full pipe (64 KiB, about 200 lines)
+        // would block serve in write(2), on the crawl's requests and on its last log line after SIGTERM.
+        let drain = BlockingThread(name: "serve output drain")
+        drain.post {
+            var chunk = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+            }
+        }
+        drain.finish()
         let pages = ["cart", "checkout", "empty", "feed", "home", "product"]
         let overURL: FlowBFFProcess.Run
         let inProcess: FlowBFFProcess.Run

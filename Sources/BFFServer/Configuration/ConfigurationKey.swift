@@ -49,11 +49,14 @@ extension ConfigurationKey {
         }
     }
 
+    /// An integer key in `range`; `defaultText` documents a default that is not a number (`(none)`).
     static func integer(
-        _ path: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ summary: String,
+        _ path: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ summary: String, defaultText: String? = nil,
         _ set: @escaping @Sendable (inout BFFConfiguration, Int) -> Void
     ) -> ConfigurationKey {
-        ConfigurationKey(path: path, type: .integer, defaultValue: String(defaultValue), summary: summary) {
+        ConfigurationKey(
+            path: path, type: .integer, defaultValue: defaultText ?? String(defaultValue), summary: summary
+        ) {
             (configuration, value) throws(ConfigurationError) in
             guard let integer = value.intValue else { throw .wrongType(path, .integer, value) }
             guard range.contains(integer) else {
@@ -118,18 +121,13 @@ extension ConfigurationKey {
         .integer("server.port", 8080, 0...65_535, "TCP port; 0 picks a free port (printed at start).") {
             $0.server.port = $1
         },
-        ConfigurationKey(
-            path: "server.adminPort", type: .integer, defaultValue: "(none)",
-            summary:
-                "Port of a second listener for `/healthz`, `/readyz` and `/metrics` (probes and scrapes, answered at "
-                + "the public connection cap); when set, `/metrics` leaves the public port. 0 picks a free port."
-        ) { (configuration, value) throws(ConfigurationError) in
-            guard let port = value.intValue else { throw .wrongType("server.adminPort", .integer, value) }
-            guard (0...65_535).contains(port) else {
-                throw ConfigurationError(
-                    code: "invalid_value", key: "server.adminPort", message: "\(port) is out of range 0...65535")
-            }
-            configuration.server.adminPort = port
+        .integer(
+            "server.adminPort", 0, 0...65_535,
+            "Port of a second listener for `/healthz`, `/readyz` and `/metrics` (probes and scrapes, answered at "
+                + "the public connection cap); when set, `/metrics` leaves the public port. 0 picks a free port.",
+            defaultText: "(none)"
+        ) {
+            $0.server.adminPort = $1
         },
         .integer("server.workers", 0, 0...256, "Event-loop threads; 0 means one per core.") { $0.server.workers = $1 },
         ConfigurationKey(
