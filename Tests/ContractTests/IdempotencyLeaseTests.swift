@@ -2,6 +2,7 @@ import BFFServer
 import BFFTesting
 import HTTPCore
 import HTTPTesting
+import PageModel
 import Synchronization
 import Testing
 
@@ -50,6 +51,32 @@ import Testing
             #expect(answer.status == 200, "\(answer.text)")
             #expect(store.claims.withLock { $0 } == [.seconds(30)], "the claim holds the key for the lease only")
             #expect(store.completions.withLock { $0 } == [.seconds(600)], "the answer is kept for idempotencySeconds")
+        }
+    }
+
+    /// A handler allowed longer than the 30 s lease keeps its key for its timeout plus a 5 s margin; a page file's
+    /// declared answer (no handler) claims the plain lease.
+    @Test func aSlowHandlersClaimOutlivesItsTimeout() async throws {
+        let store = RecordingStore()
+        try await withTestServer(pages: try temporaryPages(ActionHandlerTests.pages)) { server in
+            server.service.application.actions.idempotencyStore = store
+            let http = HTTPTestClient(port: server.port)
+            let body = ActionHandlerTests.body(value: 2)
+            let declared = try await http.post("/v1/actions/calc.set", json: body, headers: [("Idempotency-Key", "d")])
+            #expect(declared.status == 200, "\(declared.text)")
+            #expect(declared.text.contains("default"), "the declared answer: \(declared.text)")
+            let slowHandler: ActionHandler = { context in
+                ActionResponse(effects: [.toast(message: "slow \(context.request.widgetID)")])
+            }
+            let options = ActionHandlerOptions(timeout: .seconds(60))
+            server.service.application.actions.register("calc.set", options: options, slowHandler)
+            let slow = try await http.post("/v1/actions/calc.set", json: body, headers: [("Idempotency-Key", "s")])
+            #expect(slow.status == 200, "\(slow.text)")
+            #expect(slow.text.contains("slow qty"), "the handler's answer: \(slow.text)")
+            #expect(
+                store.claims.withLock { $0 } == [.seconds(30), .seconds(65)],
+                "a claim shorter than its handler's timeout frees the key while the handler still runs")
+            #expect(store.completions.withLock { $0 } == [.seconds(86_400), .seconds(86_400)])
         }
     }
 

@@ -43,7 +43,8 @@ extension BFFApplication {
                 return try self.actionResponse(answer, declaredBy: page, request)
             }
             guard let idempotency else { return .later(compute) }
-            return .later { try await idempotency.answer(store: self.actions.idempotencyStore, compute) }
+            let lease = IdempotentAnswering.lease(outliving: handler.options.timeout)
+            return .later { try await idempotency.answer(store: self.actions.idempotencyStore, lease: lease, compute) }
         }
         guard let declared else { preconditionFailure("checked above") }
         let answer = { @Sendable () throws -> HTTPResponse in

@@ -9,16 +9,29 @@ import PageModel
 ///
 /// A store that cannot answer (Redis down) refuses the request 503 `idempotency_store_unavailable` with
 /// `Retry-After: 1` and runs nothing: fail closed, so a retry during an outage never applies an action twice. A claim
-/// is a lease of ``claimLease`` until its answer is stored: a claim whose replica died, or one a stopped Redis
-/// executed after the request had given up on it, frees the key then instead of answering 409 for a day.
+/// is a lease (``lease(outliving:)``, 30 s unless a handler's timeout needs more) until its answer is stored: a
+/// claim whose replica died, or one a stopped Redis executed after the request had given up on it, frees the key
+/// then instead of answering 409 for a day.
 struct IdempotentAnswering: Sendable {
     static let header = "Idempotency-Key"
-    /// How long a claim without an answer holds its key: longer than an action runs (handlers time out after 5 s
-    /// by default), short enough that an abandoned claim does not block its key for `actions.idempotencySeconds`.
+    /// How long a claim without an answer holds its key at least: longer than an action runs (handlers time out
+    /// after 5 s by default), short enough that an abandoned claim does not block its key for
+    /// `actions.idempotencySeconds`.
     static let claimLease: Duration = .seconds(30)
+    /// What a lease keeps beyond its handler's timeout: checking, encoding and storing the answer after the handler
+    /// returned (two Redis commands of at most `actions.redisTimeoutSeconds` each).
+    static let leaseMargin: Duration = .seconds(5)
     let key: String
     let fingerprint: String
     let ttl: Duration
+
+    /// The lease of a claim whose action runs at most `timeout` (a Swift handler's ``ActionHandlerOptions/timeout``;
+    /// `nil` for a page file's declared answer, computed at once): ``claimLease``, or the timeout and
+    /// ``leaseMargin`` when that is longer, so a slow handler's claim does not free its key while it still runs.
+    static func lease(outliving timeout: Duration?) -> Duration {
+        guard let timeout else { return claimLease }
+        return max(claimLease, timeout + leaseMargin)
+    }
 
     /// `nil` when the request has no `Idempotency-Key`.
     /// - Throws: 400 `invalid_idempotency_key` for an empty, over-long or non-ASCII key.
@@ -38,13 +51,15 @@ struct IdempotentAnswering: Sendable {
         ttl = .milliseconds(Int(ttlSeconds * 1000))
     }
 
-    /// The answer for this key: `compute`'s, stored for retries, or the stored one.
-    func answer(store: any IdempotencyStore, _ compute: @Sendable () async throws -> HTTPResponse) async throws
-        -> HTTPResponse
-    {
+    /// The answer for this key: `compute`'s, stored for retries, or the stored one. The claim holds the key for
+    /// `lease` (never longer than the key's `actions.idempotencySeconds`) until the answer is stored.
+    func answer(
+        store: any IdempotencyStore, lease: Duration = claimLease,
+        _ compute: @Sendable () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         let claim: IdempotencyClaim
         do {
-            claim = try await store.claim(key, fingerprint: fingerprint, ttl: min(ttl, Self.claimLease))
+            claim = try await store.claim(key, fingerprint: fingerprint, ttl: min(ttl, lease))
         } catch {
             var problem = ProblemDetails(
                 status: 503, code: "idempotency_store_unavailable", title: "Idempotency store unavailable",
