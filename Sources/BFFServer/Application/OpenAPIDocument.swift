@@ -520,6 +520,11 @@ enum OpenAPIDocument {
                           "$ref": "#/components/schemas/Problem"
                         }
                       }
+                    },
+                    "headers": {
+                      "Retry-After": {
+                        "$ref": "#/components/headers/RetryAfter"
+                      }
                     }
                   },
                   "413": {
@@ -564,6 +569,21 @@ enum OpenAPIDocument {
                   },
                   "502": {
                     "description": "upstream_unavailable: an action handler's upstream failed",
+                    "content": {
+                      "application/problem+json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Problem"
+                        }
+                      }
+                    }
+                  },
+                  "503": {
+                    "description": "idempotency_store_unavailable: the request carried an Idempotency-Key and the idempotency store (Redis) cannot answer, so the action did not run (fail closed); retry with the same key after Retry-After. Requests without an Idempotency-Key never get it (docs/actions.md § Retries are safe, docs/operations.md § Idempotency across replicas)",
+                    "headers": {
+                      "Retry-After": {
+                        "$ref": "#/components/headers/RetryAfter"
+                      }
+                    },
                     "content": {
                       "application/problem+json": {
                         "schema": {
@@ -2103,6 +2123,13 @@ enum OpenAPIDocument {
                 "description": "The locale of a localized page.",
                 "schema": {
                   "type": "string"
+                }
+              },
+              "RetryAfter": {
+                "description": "Seconds to wait before retrying with the same Idempotency-Key (always 1).",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
                 }
               }
             },
