@@ -93,17 +93,20 @@ extension ConfigurationKey {
         }
     }
 
+    /// An array of strings, each accepted by `isValid` (default: non-empty), else `message` names what an entry is.
     static func stringList(
-        _ path: String, _ summary: String, _ set: @escaping @Sendable (inout BFFConfiguration, [String]) -> Void
+        _ path: String, _ summary: String, defaultValue: String = "[]",
+        message: String = "each entry is a non-empty string",
+        isValid: @escaping @Sendable (String) -> Bool = { !$0.isEmpty },
+        _ set: @escaping @Sendable (inout BFFConfiguration, [String]) -> Void
     ) -> ConfigurationKey {
-        ConfigurationKey(path: path, type: .stringList, defaultValue: "[]", summary: summary) {
+        ConfigurationKey(path: path, type: .stringList, defaultValue: defaultValue, summary: summary) {
             (configuration, value) throws(ConfigurationError) in
             guard case .array(let elements) = value else { throw .wrongType(path, .stringList, value) }
             var strings: [String] = []
             for element in elements {
-                guard case .string(let string) = element, !string.isEmpty else {
-                    throw ConfigurationError(
-                        code: "invalid_value", key: path, message: "each entry is a non-empty string")
+                guard case .string(let string) = element, isValid(string) else {
+                    throw ConfigurationError(code: "invalid_value", key: path, message: message)
                 }
                 strings.append(string)
             }

@@ -98,22 +98,19 @@ extension ConfigurationKey {
         ) {
             $0.mock.journalBodyBytes = $1
         },
-        ConfigurationKey(
-            path: "mock.journalRedactHeaders", type: .stringList,
+        .stringList(
+            "mock.journalRedactHeaders",
+            "Request fields the journal shows as `[redacted]` (cookies keep their names); `[]` keeps all.",
             defaultValue: BFFConfiguration.Mock.defaultJournalRedactHeaders.joined(separator: ", "),
-            summary: "Request fields the journal shows as `[redacted]` (cookies keep their names); `[]` keeps all."
-        ) { (configuration, value) throws(ConfigurationError) in
-            configuration.mock.journalRedactHeaders = try strings(
-                value, key: "mock.journalRedactHeaders", "each entry is a header field name"
-            ) { name in name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") } }
-        },
-        ConfigurationKey(
-            path: "mock.allowedHosts", type: .stringList, defaultValue: "(none: loopback names and IP addresses)",
-            summary: "Host names `/__admin`, `/__preview` and `/` answer besides loopback and IP addresses."
-        ) { (configuration, value) throws(ConfigurationError) in
-            configuration.mock.allowedHosts = try strings(
-                value, key: "mock.allowedHosts", "each entry is a host name, *.domain or *", HostPolicy.isValidEntry)
-        },
+            message: "each entry is a header field name",
+            isValid: isFieldName
+        ) { $0.mock.journalRedactHeaders = $1 },
+        .stringList(
+            "mock.allowedHosts",
+            "Host names `/__admin`, `/__preview` and `/` answer besides loopback and IP addresses.",
+            defaultValue: "(none: loopback names and IP addresses)",
+            message: "each entry is a host name, *.domain or *", isValid: HostPolicy.isValidEntry
+        ) { $0.mock.allowedHosts = $1 },
         ConfigurationKey(
             path: "mock.adminToken", type: .string, defaultValue: "(none: loopback only)",
             summary: "Lets non-loopback peers use `/__admin` with `Authorization: Bearer <token>`."
@@ -148,18 +145,9 @@ extension ConfigurationKey {
             configuration.mock.faults = rules
         },
     ]
-    /// The strings of a string-list `value`, each passing `isValid`.
-    private static func strings(
-        _ value: JSONValue, key: String, _ message: String, _ isValid: (String) -> Bool
-    ) throws(ConfigurationError) -> [String] {
-        guard case .array(let elements) = value else { throw .wrongType(key, .stringList, value) }
-        var strings: [String] = []
-        for element in elements {
-            guard case .string(let string) = element, isValid(string) else {
-                throw ConfigurationError(code: "invalid_value", key: key, message: message)
-            }
-            strings.append(string)
-        }
-        return strings
+
+    /// A header field name as the journal matches it: visible ASCII without a colon.
+    private static func isFieldName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
     }
 }
