@@ -8,13 +8,7 @@ extension BFFApplication {
     func jsonBody(of request: HTTPRequest) throws(ProblemDetails) -> JSONValue {
         let limit = configuration.http.maximumActionBodyBytes
         guard request.body.count <= limit else { throw .bodyTooLarge(limit) }
-        if let type = request.headers["Content-Type"] {
-            let essence =
-                type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            guard essence == "application/json" || essence.hasSuffix("+json") else {
-                throw .unsupportedMediaType(type)
-            }
-        }
+        if let type = request.headers["Content-Type"], !MediaType.isJSON(type) { throw .unsupportedMediaType(type) }
         do {
             return try JSONParser(maximumDepth: 64).parse(request.body)
         } catch {

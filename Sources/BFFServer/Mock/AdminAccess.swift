@@ -45,7 +45,7 @@ enum AdminAccess {
         else { throw crossSite }
         guard
             !changesState(request.method, path: request.path) || hasToken || headers[adminHeader] != nil
-                || isJSON(headers["Content-Type"])
+                || MediaType.isJSON(headers["Content-Type"])
         else { throw headerRequired }
     }
 
@@ -124,12 +124,6 @@ enum AdminAccess {
     }
 
     /// Whether `contentType`'s media type is `application/json` (parameters ignored), which no simple request has.
-    static func isJSON(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let essence = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
-        return essence == "application/json"
-    }
-
     static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0

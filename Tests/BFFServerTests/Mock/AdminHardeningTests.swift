@@ -101,11 +101,11 @@ import Testing
         #expect(!AdminAccess.changesState(.post, path: "/__admin/echo"))
         #expect(AdminAccess.changesState(.post, path: "/__admin/reset"))
         #expect(AdminAccess.changesState(.delete, path: "/__admin/journal"))
-        #expect(AdminAccess.isJSON("application/json"))
-        #expect(AdminAccess.isJSON("Application/JSON ; charset=utf-8"))
-        #expect(!AdminAccess.isJSON("text/plain; x=application/json"))
-        #expect(!AdminAccess.isJSON("application/x-www-form-urlencoded"))
-        #expect(!AdminAccess.isJSON(nil))
+        #expect(MediaType.isJSON("application/json"))
+        #expect(MediaType.isJSON("Application/JSON ; charset=utf-8"))
+        #expect(!MediaType.isJSON("text/plain; x=application/json"))
+        #expect(!MediaType.isJSON("application/x-www-form-urlencoded"))
+        #expect(!MediaType.isJSON(nil))
     }
 
     @Test func theJournalRedactsCredentialsAndCookieValues() {
