@@ -217,12 +217,13 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
             guard let fd = accepted else { return }
-            let limits = configuration.limits
             let open = server.openConnections.add(1, ordering: .relaxed).newValue
             var reserved = false
-            if open > limits.maxConnections {
+            if open > configuration.limits.maxConnections {
                 // Over the cap: a few reserved slots still read one request, so probes are answered under a flood.
-                if open > limits.maxConnections + limits.reservedConnections || limits.reservedPaths.isEmpty {
+                if open > configuration.limits.maxConnections + configuration.limits.reservedConnections
+                    || configuration.limits.reservedPaths.isEmpty
+                {
                     server.openConnections.subtract(1, ordering: .relaxed)
                     Connection.rejectOverLimit(fd)
                     continue

@@ -99,13 +99,7 @@ struct ParserAuthorityTests {
 
     @Test(arguments: cases)
     func rejects(_ testCase: Case) {
-        for byteByByte in [false, true] {
-            let result = parseAll(testCase.raw, limits: testCase.limits, byteByByte: byteByByte)
-            #expect(result.requests.isEmpty, "\(testCase.name) produced a request")
-            #expect(
-                result.error?.status.code == testCase.status, "\(testCase.name): \(String(describing: result.error))")
-            #expect(result.error?.code == testCase.code, "\(testCase.name) byteByByte=\(byteByByte)")
-        }
+        testCase.expectRefused()
     }
 
     /// Percent-encoded, the delimiters are accepted and stay encoded in the path and query.

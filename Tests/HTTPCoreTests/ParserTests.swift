@@ -36,6 +36,18 @@ struct ParserRejectionTests {
         var code: String
         var limits = HTTPParser.Limits()
         var testDescription: String { name }
+
+        /// Parsed whole and byte by byte: no request, the expected status and code.
+        func expectRefused(sourceLocation: SourceLocation = #_sourceLocation) {
+            for byteByByte in [false, true] {
+                let result = parseAll(raw, limits: limits, byteByByte: byteByByte)
+                #expect(result.requests.isEmpty, "\(name) produced a request", sourceLocation: sourceLocation)
+                #expect(
+                    result.error?.status.code == status, "\(name): \(String(describing: result.error))",
+                    sourceLocation: sourceLocation)
+                #expect(result.error?.code == code, "\(name) byteByByte=\(byteByByte)", sourceLocation: sourceLocation)
+            }
+        }
     }
 
     static let host = "Host: example.com\r\n"
@@ -233,13 +245,7 @@ struct ParserRejectionTests {
 
     @Test(arguments: cases)
     func rejects(_ testCase: Case) {
-        for byteByByte in [false, true] {
-            let result = parseAll(testCase.raw, limits: testCase.limits, byteByByte: byteByByte)
-            #expect(result.requests.isEmpty, "\(testCase.name) produced a request")
-            #expect(
-                result.error?.status.code == testCase.status, "\(testCase.name): \(String(describing: result.error))")
-            #expect(result.error?.code == testCase.code, "\(testCase.name) byteByByte=\(byteByByte)")
-        }
+        testCase.expectRefused()
     }
 }
 

@@ -68,15 +68,17 @@ extension ConfigurationKey {
         }
     }
 
+    /// Seconds in (0, 86400], or [0, 86400] when `zeroTurnsOff` (0 then means "no limit").
     static func seconds(
-        _ path: String, _ defaultValue: Double, _ summary: String,
+        _ path: String, _ defaultValue: Double, _ summary: String, zeroTurnsOff: Bool = false,
         _ set: @escaping @Sendable (inout BFFConfiguration, Double) -> Void
     ) -> ConfigurationKey {
         ConfigurationKey(path: path, type: .number, defaultValue: String(defaultValue), summary: summary) {
             (configuration, value) throws(ConfigurationError) in
             guard case .number(let number) = value else { throw .wrongType(path, .number, value) }
-            guard number > 0, number <= 86_400 else {
-                throw ConfigurationError(code: "invalid_value", key: path, message: "\(number) is not in (0, 86400]")
+            guard number > 0 || (zeroTurnsOff && number == 0), number <= 86_400 else {
+                let range = zeroTurnsOff ? "[0, 86400]" : "(0, 86400]"
+                throw ConfigurationError(code: "invalid_value", key: path, message: "\(number) is not in \(range)")
             }
             set(&configuration, number)
         }
@@ -224,21 +226,13 @@ extension ConfigurationKey {
         ) {
             $0.http.idleTimeoutSeconds = $1
         },
-        ConfigurationKey(
-            path: "http.maximumConnectionAgeSeconds", type: .number, defaultValue: "0",
-            summary:
-                "Seconds after its accept when a connection is ended between requests (the next response says "
-                + "`Connection: close`); 0 for no limit."
-        ) { (configuration, value) throws(ConfigurationError) in
-            guard case .number(let number) = value else {
-                throw .wrongType("http.maximumConnectionAgeSeconds", .number, value)
-            }
-            guard number >= 0, number <= 86_400 else {
-                throw ConfigurationError(
-                    code: "invalid_value", key: "http.maximumConnectionAgeSeconds",
-                    message: "\(number) is not in [0, 86400]")
-            }
-            configuration.http.maximumConnectionAgeSeconds = number
+        .seconds(
+            "http.maximumConnectionAgeSeconds", 0,
+            "Seconds after its accept when a connection is ended between requests (the next response says "
+                + "`Connection: close`); 0 for no limit.",
+            zeroTurnsOff: true
+        ) {
+            $0.http.maximumConnectionAgeSeconds = $1
         },
         .integer("http.maximumConnections", 10_000, 1...1_000_000, "Most simultaneously open connections.") {
             $0.http.maximumConnections = $1
