@@ -20,8 +20,9 @@ let package = Package(
         .library(name: "ContractVerifier", targets: ["ContractVerifier"]),
     ],
     targets: [
-        // System libraries (Debian: zlib1g-dev, libssl-dev).
+        // System libraries (Debian: zlib1g-dev, libssl-dev, libcurl4-openssl-dev).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Linux calls the Glibc module does not export (epoll, eventfd, sendfile, accept4, memfd_create, …).
         .target(name: "CLinux"),
@@ -29,10 +30,10 @@ let package = Package(
         // The wire contract: Codable value types, lenient decoding, ids, mutations, lint. No I/O.
         .target(
             name: "PageModel", swiftSettings: strict, linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
-        // HTTP/1.1 over sockets and Dispatch. Knows nothing about pages.
+        // HTTP/1.1 over sockets and Dispatch, and the upstream client on libcurl. Knows nothing about pages.
         .target(
             name: "HTTPCore",
-            dependencies: ["CZlib", .target(name: "CLinux", condition: .when(platforms: [.linux]))],
+            dependencies: ["CZlib", "CCurl", .target(name: "CLinux", condition: .when(platforms: [.linux]))],
             swiftSettings: strict),
         // The application: catalog, routes, pagination, actions, mock features.
         .target(

@@ -42,7 +42,8 @@ public struct CartActions: Sendable {
         do {
             response = try await cart.send(
                 "POST", "/cart/items", body: JSONWriter().write(["productID": .string(productID)]),
-                headers: ["Content-Type": "application/json"], requestID: context.requestID)
+                headers: ["Content-Type": "application/json"], requestID: context.requestID,
+                traceContext: context.traceContext)
         } catch {
             throw PageProviderError.upstream(error)
         }

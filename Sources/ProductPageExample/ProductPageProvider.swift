@@ -45,14 +45,16 @@ public struct ProductPageProvider: Sendable {
             })
         else { throw PageProviderError.invalidParameter("productID is a required lowercase id like p-2210") }
         let requestID = context.requestID
+        let trace = context.traceContext
         let reviews = self.reviews
         async let reviewsOutcome = SectionOutcome.degradable("product.reviews", fallback: Self.reviewsFallback) {
             try Self.reviewsSection(
-                try await reviews.getJSON("/reviews", query: ["productID": productID], requestID: requestID))
+                try await reviews.getJSON(
+                    "/reviews", query: ["productID": productID], requestID: requestID, traceContext: trace))
         }
         let product: JSONValue
         do {
-            product = try await catalog.getJSON("/products/\(productID)", requestID: requestID)
+            product = try await catalog.getJSON("/products/\(productID)", requestID: requestID, traceContext: trace)
         } catch {
             if error.status == 404 { throw PageProviderError.notFound("There is no product \"\(productID)\".") }
             throw PageProviderError.upstream(error)

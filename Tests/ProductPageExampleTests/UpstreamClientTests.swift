@@ -15,18 +15,6 @@ import Testing
         let peak = Atomic<Int>(0)
     }
 
-    @Test func aFailureDescriptionCarriesNoElapsedTime() {
-        let error = NSError(
-            domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost,
-            userInfo: [
-                NSLocalizedDescriptionKey:
-                    "Failed to connect to 127.0.0.1 port 1 after 3 ms: Couldn't connect to server"
-            ])
-        #expect(
-            UpstreamClient.stableDescription(of: error)
-                == "Failed to connect to 127.0.0.1 port 1: Couldn't connect to server")
-    }
-
     @Test func idempotentCallsRetryA503ButPostsDoNot() async throws {
         let counter = Counter()
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in

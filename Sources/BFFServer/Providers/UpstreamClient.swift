@@ -1,15 +1,11 @@
-import Foundation
+import HTTPCore
 import PageModel
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// Settings for one upstream service a page provider calls.
+/// Settings for one upstream service a page provider or action handler calls.
 public struct UpstreamConfiguration: Sendable, Hashable {
     /// Name used in metrics, degradations and errors (`catalog`, `reviews`).
     public var name: String
-    /// Base URL paths are appended to, e.g. `http://reviews.internal:8080`.
+    /// Base URL paths are appended to, e.g. `http://reviews.internal:8080` (`http` or `https`).
     public var baseURL: String
     /// Time one attempt may take, connect to last byte. Default 1 s.
     public var timeout: Duration = .seconds(1)
@@ -19,10 +15,13 @@ public struct UpstreamConfiguration: Sendable, Hashable {
     public var backoff: Duration = .milliseconds(50)
     /// Requests in flight to this upstream at once; more wait their turn. Default 16.
     public var maximumConcurrentRequests: Int = 16
+    /// Time the whole call may take, every attempt and backoff included; each attempt gets what is left of it
+    /// when that is less than ``timeout``. `nil`: attempts × ``timeout`` plus the backoffs. Default `nil`.
+    public var callTimeout: Duration?
 
     public init(
         name: String, baseURL: String, timeout: Duration = .seconds(1), retries: Int = 1,
-        backoff: Duration = .milliseconds(50), maximumConcurrentRequests: Int = 16
+        backoff: Duration = .milliseconds(50), maximumConcurrentRequests: Int = 16, callTimeout: Duration? = nil
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -30,6 +29,7 @@ public struct UpstreamConfiguration: Sendable, Hashable {
         self.retries = retries
         self.backoff = backoff
         self.maximumConcurrentRequests = maximumConcurrentRequests
+        self.callTimeout = callTimeout
     }
 }
 
@@ -37,12 +37,19 @@ public struct UpstreamConfiguration: Sendable, Hashable {
 public struct UpstreamResponse: Sendable {
     public var status: Int
     public var body: [UInt8]
-    /// Header fields, names lowercased.
+    /// Header fields, names lowercased (the last value of a repeated field).
     public var headers: [String: String]
+
+    public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
 }
 
-/// A failed upstream call: `upstream_timeout`, `upstream_unavailable` (transport error), `upstream_status`
-/// (a non-2xx answer) or `upstream_invalid_json`.
+/// A failed upstream call: `upstream_timeout`, `upstream_unavailable` (no connection, a connection lost or an
+/// answer cut short, an oversized or undecodable answer), `upstream_status` (a non-2xx answer) or
+/// `upstream_invalid_json`.
 public struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
     public var upstream: String
     public var code: String
@@ -60,43 +67,48 @@ public struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "\(upstream): \(message)" }
 }
 
-/// An HTTP client for one upstream, on URLSession (FoundationNetworking / libcurl on Linux): per-attempt timeout,
-/// bounded retries with exponential backoff for idempotent methods, a concurrency limit, `X-Request-ID`
-/// propagation, and metrics in an ``UpstreamMetrics`` sink.
+/// A client for one upstream on HTTPCore's ``HTTPClient`` (libcurl's multi interface on its own event loop; no
+/// URLSession): per-attempt and per-call timeouts, bounded retries with exponential backoff for idempotent
+/// methods, a concurrency limit held on the client's loop, `X-Request-ID` and W3C trace context propagation, and
+/// metrics in an ``UpstreamMetrics`` sink. Bodies are parsed with PageModel's ``JSONParser``.
 public final class UpstreamClient: Sendable {
     public let configuration: UpstreamConfiguration
     let metrics: UpstreamMetrics
-    let session: URLSession
-    let limiter: AsyncLimiter
+    let client: HTTPClient
+    let limit: HTTPClient.ConcurrencyLimit
+    /// `baseURL` without trailing slashes.
+    private let base: String
 
     /// - Parameters:
     ///   - metrics: where call counts and durations go; pass `application.providers.upstreamMetrics` so they are
     ///     served at `/metrics`.
-    public init(_ configuration: UpstreamConfiguration, metrics: UpstreamMetrics = UpstreamMetrics()) {
+    ///   - client: the HTTP client (event loop, connection pool, DNS cache) the calls go through; default the
+    ///     process's shared one.
+    public init(
+        _ configuration: UpstreamConfiguration, metrics: UpstreamMetrics = UpstreamMetrics(),
+        client: HTTPClient = .shared
+    ) {
         self.configuration = configuration
         self.metrics = metrics
-        let session = URLSessionConfiguration.ephemeral
-        session.timeoutIntervalForRequest = configuration.timeout.seconds
-        session.httpMaximumConnectionsPerHost = max(1, configuration.maximumConcurrentRequests)
-        session.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: session)
-        self.limiter = AsyncLimiter(limit: max(1, configuration.maximumConcurrentRequests))
+        self.client = client
+        self.limit = HTTPClient.ConcurrencyLimit(max(1, configuration.maximumConcurrentRequests))
+        var base = configuration.baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.base = base
     }
 
-    deinit { session.finishTasksAndInvalidate() }
-
     /// `GET baseURL + path` with `query`.
-    public func get(_ path: String, query: [String: String] = [:], requestID: String? = nil)
-        async throws(UpstreamError) -> UpstreamResponse
-    {
-        try await send("GET", path, query: query, requestID: requestID)
+    public func get(
+        _ path: String, query: [String: String] = [:], requestID: String? = nil, traceContext: TraceContext? = nil
+    ) async throws(UpstreamError) -> UpstreamResponse {
+        try await send("GET", path, query: query, requestID: requestID, traceContext: traceContext)
     }
 
     /// `GET` and parse the body as JSON (2xx only).
-    public func getJSON(_ path: String, query: [String: String] = [:], requestID: String? = nil)
-        async throws(UpstreamError) -> JSONValue
-    {
-        let response = try await get(path, query: query, requestID: requestID)
+    public func getJSON(
+        _ path: String, query: [String: String] = [:], requestID: String? = nil, traceContext: TraceContext? = nil
+    ) async throws(UpstreamError) -> JSONValue {
+        let response = try await get(path, query: query, requestID: requestID, traceContext: traceContext)
         do { return try JSONParser().parse(response.body) } catch {
             throw UpstreamError(
                 upstream: configuration.name, code: "upstream_invalid_json", message: "invalid JSON: \(error)")
@@ -107,19 +119,20 @@ public final class UpstreamClient: Sendable {
     /// - Throws: ``UpstreamError``; a non-2xx final answer is `upstream_status`.
     public func send(
         _ method: String, _ path: String, query: [String: String] = [:], body: [UInt8]? = nil,
-        headers: [String: String] = [:], requestID: String? = nil
+        headers: [String: String] = [:], requestID: String? = nil, traceContext: TraceContext? = nil
     ) async throws(UpstreamError) -> UpstreamResponse {
-        guard let url = url(path, query: query) else {
-            throw UpstreamError(upstream: configuration.name, code: "upstream_unavailable", message: "bad URL \(path)")
+        var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        if let requestID { fields.append(("X-Request-ID", requestID)) }
+        if let traceContext {
+            fields.append(("traceparent", traceContext.traceparent))
+            if let tracestate = traceContext.tracestate { fields.append(("tracestate", tracestate)) }
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = configuration.timeout.seconds
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let requestID { request.setValue(requestID, forHTTPHeaderField: "X-Request-ID") }
-        if let body { request.httpBody = Data(body) }
+        var request = HTTPClientRequest(
+            method: method, url: url(path, query: query), headers: fields, body: body, timeout: configuration.timeout,
+            limit: limit)
         let idempotent = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method)
         let attempts = idempotent ? 1 + max(0, configuration.retries) : 1
+        let callDeadline = configuration.callTimeout.map { ContinuousClock.now + $0 }
         var delay = configuration.backoff
         var lastError = UpstreamError(upstream: configuration.name, code: "upstream_unavailable", message: "no attempt")
         for attempt in 0..<attempts {
@@ -129,165 +142,102 @@ public final class UpstreamClient: Sendable {
                 delay *= 2
             }
             if Task.isCancelled { break }
+            if let callDeadline {
+                let left = callDeadline - ContinuousClock.now
+                guard left > .zero else { break }
+                request.timeout = min(configuration.timeout, left)
+            }
             let start = ContinuousClock.now
-            let result = await attemptOnce(request)
-            let elapsed = ContinuousClock.now - start
+            let result: Result<HTTPClientResponse, HTTPClientError>
+            do { result = .success(try await client.execute(request)) } catch { result = .failure(error) }
+            let elapsed = (ContinuousClock.now - start).seconds
             switch result {
             case .success(let response) where (200..<300).contains(response.status):
-                metrics.record(configuration.name, outcome: "ok", seconds: elapsed.seconds)
-                return response
+                metrics.record(configuration.name, outcome: "ok", seconds: elapsed)
+                return UpstreamResponse(response)
             case .success(let response):
-                metrics.record(configuration.name, outcome: "status_\(response.status)", seconds: elapsed.seconds)
+                metrics.record(configuration.name, outcome: "status_\(response.status)", seconds: elapsed)
                 lastError = UpstreamError(
                     upstream: configuration.name, code: "upstream_status",
                     message: "answered \(response.status)", status: response.status)
                 guard [502, 503, 504].contains(response.status) else { throw lastError }
             case .failure(let error):
-                metrics.record(configuration.name, outcome: error.code, seconds: elapsed.seconds)
-                lastError = error
+                let upstreamError = UpstreamError(error, upstream: configuration.name)
+                metrics.record(configuration.name, outcome: upstreamError.code, seconds: elapsed)
+                lastError = upstreamError
+                // A refused URL or a shut-down client does not get better on a second try.
+                if error.kind == .invalidURL || error.kind == .shutdown || error.kind == .cancelled { throw lastError }
             }
         }
         throw lastError
     }
 
-    func url(_ path: String, query: [String: String]) -> URL? {
-        var base = configuration.baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        guard var components = URLComponents(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
-            return nil
+    /// `base + path`, with `query` sorted by name and percent-encoded (RFC 3986 unreserved characters stay).
+    func url(_ path: String, query: [String: String]) -> String {
+        var url = base
+        if !path.hasPrefix("/") { url += "/" }
+        url += Self.percentEncoded(path, keeping: Self.pathCharacters)
+        guard !query.isEmpty else { return url }
+        var separator = url.utf8.contains(UInt8(ascii: "?")) ? "&" : "?"
+        for name in query.keys.sorted() {
+            url +=
+                separator + Self.percentEncoded(name, keeping: Self.unreserved) + "="
+                + Self.percentEncoded(query[name]!, keeping: Self.unreserved)
+            separator = "&"
         }
-        if !query.isEmpty {
-            components.queryItems = query.keys.sorted().map { URLQueryItem(name: $0, value: query[$0]) }
-        }
-        return components.url
+        return url
     }
 
-    /// One attempt under the concurrency limit and the deadline.
-    func attemptOnce(_ request: URLRequest) async -> Result<UpstreamResponse, UpstreamError> {
-        await limiter.acquire()
-        let name = configuration.name
-        let timeout = configuration.timeout
-        let session = session
-        let result: Result<UpstreamResponse, UpstreamError>
-        do {
-            let timedOut: @Sendable () -> any Error = {
-                UpstreamError(
-                    upstream: name, code: "upstream_timeout", message: "no answer within \(timeout.seconds) s")
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
+    }
+
+    private static func unreserved(_ byte: UInt8) -> Bool { isUnreserved(byte) }
+
+    /// What a path keeps as it is: unreserved, sub-delims, `:`, `@`, `/`, and `%` (already encoded) and `?`
+    /// (a query written into the path).
+    private static func pathCharacters(_ byte: UInt8) -> Bool {
+        isUnreserved(byte) || "!$&'()*+,;=:@/%?".utf8.contains(byte)
+    }
+
+    private static func percentEncoded(_ text: String, keeping keep: (UInt8) -> Bool) -> String {
+        guard !text.utf8.allSatisfy(keep) else { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            if keep(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
             }
-            result = .success(
-                try await withDeadline(timeout, onTimeout: timedOut) {
-                    try await Self.data(session, request, name: name, timeout: timeout)
-                })
-        } catch let error as UpstreamError {
-            result = .failure(error)
-        } catch {
-            result = .failure(UpstreamError(upstream: name, code: "upstream_unavailable", message: "\(error)"))
         }
-        await limiter.release()
-        return result
-    }
-
-    /// `error`'s description without the elapsed time libcurl puts in it ("Failed to connect to … after 0 ms"):
-    /// the text ends up in a degraded page's `degradations`, whose bytes (and ETag) must not change from one
-    /// request to the next while the upstream stays down.
-    static func stableDescription(of error: any Error) -> String {
-        error.localizedDescription.replacingOccurrences(
-            of: #" after [0-9]+ ms"#, with: "", options: .regularExpression)
-    }
-
-    static func data(_ session: URLSession, _ request: URLRequest, name: String, timeout: Duration) async throws
-        -> UpstreamResponse
-    {
-        let box = TaskBox()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<UpstreamResponse, any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        let nsError = error as NSError
-                        let timedOut = nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorTimedOut
-                        continuation.resume(
-                            throwing: UpstreamError(
-                                upstream: name, code: timedOut ? "upstream_timeout" : "upstream_unavailable",
-                                message: timedOut
-                                    ? "no answer within \(timeout.seconds) s" : stableDescription(of: error)))
-                        return
-                    }
-                    guard let http = response as? HTTPURLResponse else {
-                        continuation.resume(
-                            throwing: UpstreamError(
-                                upstream: name, code: "upstream_unavailable", message: "not an HTTP response"))
-                        return
-                    }
-                    var headers: [String: String] = [:]
-                    for (key, value) in http.allHeaderFields {
-                        if let key = key as? String, let value = value as? String { headers[key.lowercased()] = value }
-                    }
-                    continuation.resume(
-                        returning: UpstreamResponse(
-                            status: http.statusCode, body: Array(data ?? Data()), headers: headers))
-                }
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
-/// Holds a URLSessionTask for cancellation from another thread.
-final class TaskBox: @unchecked Sendable {
-    // Guarded by `lock`; URLSessionTask is not Sendable but `cancel()` is thread-safe.
-    private let lock = NSLock()
-    private var task: URLSessionTask?
-    private var cancelled = false
-
-    func set(_ task: URLSessionTask) {
-        lock.lock()
-        self.task = task
-        let cancel = cancelled
-        lock.unlock()
-        if cancel { task.cancel() }
-    }
-
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
-        task?.cancel()
+extension UpstreamResponse {
+    init(_ response: HTTPClientResponse) {
+        var headers: [String: String] = [:]
+        for field in response.headers { headers[field.name.lowercased()] = field.value }
+        self.init(status: response.status, body: response.body, headers: headers)
     }
 }
 
-/// A counting semaphore for async code: at most `limit` holders; others wait in FIFO order.
-actor AsyncLimiter {
-    private var available: Int
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    init(limit: Int) { available = limit }
-
-    func acquire() async {
-        if available > 0 {
-            available -= 1
-            return
+extension UpstreamError {
+    /// The upstream error of a failed transfer: a timeout is `upstream_timeout`; everything else leaves the
+    /// caller without an answer, `upstream_unavailable`, with libcurl's words for what happened.
+    init(_ error: HTTPClientError, upstream: String) {
+        switch error.kind {
+        case .timeout:
+            self.init(upstream: upstream, code: "upstream_timeout", message: error.message)
+        case .connectionLost:
+            self.init(upstream: upstream, code: "upstream_unavailable", message: "connection lost: \(error.message)")
+        case .truncated:
+            self.init(upstream: upstream, code: "upstream_unavailable", message: "answer cut short: \(error.message)")
+        default:
+            self.init(upstream: upstream, code: "upstream_unavailable", message: error.message)
         }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty {
-            available += 1
-        } else {
-            waiters.removeFirst().resume()
-        }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,128 @@
+import CCurl
+import Synchronization
+
+/// One request in flight on an ``HTTPClientLoop``: what to send, what came back so far, and the task waiting for
+/// it. Created by the calling task; from ``HTTPClientLoop/submit(_:)`` on, touched only on the loop (except
+/// ``isCancelled``), and resumed exactly once.
+// @unchecked Sendable: handed to the loop through its inbox Mutex and confined to it from then on.
+final class ClientTransfer: @unchecked Sendable {
+    let request: HTTPClientRequest
+    let maximumBytes: Int
+    var continuation: UnsafeContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    private let cancelled = Atomic<Bool>(false)
+
+    // Loop state.
+    var easy: CurlEasy?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var headerBytes: [UInt8] = []
+    var body: [UInt8] = []
+    var tooLarge = false
+    var finished = false
+
+    init(_ request: HTTPClientRequest, maximumBytes: Int) {
+        self.request = request
+        self.maximumBytes = maximumBytes
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    /// Resumes the waiting task with `result` (once; later calls are ignored).
+    func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        guard !finished else { return }
+        finished = true
+        if let headerList {
+            curl_slist_free_all(headerList)
+            self.headerList = nil
+        }
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume(returning: result)
+    }
+
+    /// Body bytes from libcurl (already decoded); `false` stops the transfer when the limit is passed.
+    func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= maximumBytes else {
+            tooLarge = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// A header line from libcurl. A status line starts a new response (after `100 Continue`, or a redirect's
+    /// answer), so only the final response's fields are kept.
+    func receivedHeader(_ line: UnsafeRawBufferPointer) {
+        if line.count > 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+            line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
+        {
+            headerBytes.removeAll(keepingCapacity: true)
+            return
+        }
+        headerBytes.append(contentsOf: line)
+    }
+
+    /// The final response's header fields (`name: value` lines; obsolete folded lines are joined).
+    func headerFields() -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        var lineStart = 0
+        let bytes = headerBytes
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\n") else {
+                index += 1
+                continue
+            }
+            var end = index
+            if end > lineStart, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let line = bytes[lineStart..<end]
+            lineStart = index + 1
+            index += 1
+            guard let first = line.first else { continue }
+            if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+                if !fields.isEmpty { fields[fields.count - 1].value += " " + trimmed(line) }
+                continue
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            fields.append(
+                (String(decoding: line[line.startIndex..<colon], as: UTF8.self), trimmed(line[(colon + 1)...])))
+        }
+        return fields
+    }
+
+    private func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+        var slice = bytes
+        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            slice = slice.dropFirst()
+        }
+        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+            slice = slice.dropLast()
+        }
+        return String(decoding: slice, as: UTF8.self)
+    }
+}
+
+/// A libcurl easy handle and its error buffer, reused across transfers (``HTTPClientLoop`` keeps a few).
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init?() {
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's detail for the last failure (the error buffer), or the code's generic text.
+    func message(for code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+}

@@ -1,0 +1,29 @@
+/// One request an ``HTTPClient`` sends.
+public struct HTTPClientRequest: Sendable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The absolute URL, `http` or `https`.
+    public var url: String
+    /// Header fields to send, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body; `nil` sends none.
+    public var body: [UInt8]?
+    /// The time the whole transfer may take, from the moment it starts (after waiting for ``limit``): connect,
+    /// send and the last byte of the answer.
+    public var timeout: Duration
+    /// A concurrency limit shared by the requests that carry it: past it, requests wait in order before they
+    /// start. `nil` for none.
+    public var limit: HTTPClient.ConcurrencyLimit?
+
+    public init(
+        method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        timeout: Duration = .seconds(1), limit: HTTPClient.ConcurrencyLimit? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.limit = limit
+    }
+}
