@@ -29,7 +29,7 @@
                     epfd, Linux.epollCtlAdd, listenFD, events: Linux.epollIn | Linux.epollExclusive,
                     data: Self.listenerToken)
             } catch {
-                System.close(wakeFD)
+                // Every property is set: the eventfd is closed by `deinit`.
                 System.close(epfd)
                 throw error
             }
@@ -132,9 +132,12 @@
         }
 
         func stop() {
-            System.close(wakeFD)
             System.close(epfd)
         }
+
+        // The wake-up eventfd outlives the loop's end: `wake()` may still be called by a thread that saw the loop
+        // running (``EventLoop/execute(_:)`` wakes outside its lock).
+        deinit { System.close(wakeFD) }
 
         private static func control(
             _ epfd: Int32, _ operation: Int32, _ fd: Int32, events: UInt32, data: UInt64

@@ -96,14 +96,16 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop thread soon. Dropped when the loop has stopped.
     func execute(_ task: @escaping @Sendable () -> Void) {
-        inbox.withLock { inbox in
-            guard !inbox.stopped else { return }
+        let wake = inbox.withLock { inbox -> Bool in
+            guard !inbox.stopped else { return false }
             inbox.tasks.append(task)
-            if !inbox.wakePending {
-                inbox.wakePending = true
-                poller.wake()
-            }
+            guard !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
         }
+        // Outside the lock, so handing over does not queue threads behind a system call: the poller's wake-up
+        // descriptor stays open until the poller is released, which the caller's reference to the loop prevents.
+        if wake { poller.wake() }
     }
 
     /// Runs `action` on the loop thread after `delay` nanoseconds (loop thread only).

@@ -1,4 +1,5 @@
 import BFFServer
+import HTTPCore
 import PageModel
 
 /// The example's api action in Swift: `live.cart.add` (the product page's "Add to cart" button) posts the product
@@ -12,12 +13,14 @@ public struct CartActions: Sendable {
     /// - Parameters:
     ///   - upstreamTimeout: timeout of the cart call (never retried: adding is not idempotent). Default 300 ms.
     ///   - metrics: the upstream metrics sink (`application.providers.upstreamMetrics`).
+    ///   - client: the HTTP client the cart is called through (default the process's shared one).
     public init(
-        cartURL: String, upstreamTimeout: Duration = .milliseconds(300), metrics: UpstreamMetrics = UpstreamMetrics()
+        cartURL: String, upstreamTimeout: Duration = .milliseconds(300), metrics: UpstreamMetrics = UpstreamMetrics(),
+        client: HTTPClient = .shared
     ) {
         cart = UpstreamClient(
             UpstreamConfiguration(name: "cart", baseURL: cartURL, timeout: upstreamTimeout, retries: 0),
-            metrics: metrics)
+            metrics: metrics, client: client)
     }
 
     /// Registers `live.cart.add` on `application` (handler timeout `timeout`, default 1 s).

@@ -1,4 +1,5 @@
 import BFFServer
+import HTTPCore
 import PageModel
 
 /// The example page provider: `GET /v1/pages/product-live?productID=p-2210` composed from two upstream JSON
@@ -14,16 +15,17 @@ public struct ProductPageProvider: Sendable {
     /// - Parameters:
     ///   - upstreamTimeout: per-attempt timeout of both upstreams. Default 300 ms.
     ///   - metrics: the upstream metrics sink (`application.providers.upstreamMetrics`).
+    ///   - client: the HTTP client both upstreams are called through (default the process's shared one).
     public init(
         catalogURL: String, reviewsURL: String, upstreamTimeout: Duration = .milliseconds(300),
-        metrics: UpstreamMetrics = UpstreamMetrics()
+        metrics: UpstreamMetrics = UpstreamMetrics(), client: HTTPClient = .shared
     ) {
         catalog = UpstreamClient(
             UpstreamConfiguration(name: "catalog", baseURL: catalogURL, timeout: upstreamTimeout, retries: 1),
-            metrics: metrics)
+            metrics: metrics, client: client)
         reviews = UpstreamClient(
             UpstreamConfiguration(name: "reviews", baseURL: reviewsURL, timeout: upstreamTimeout, retries: 0),
-            metrics: metrics)
+            metrics: metrics, client: client)
     }
 
     /// Registers the page on `application` (2 sections per chunk, provider timeout `timeout`, default 1 s).

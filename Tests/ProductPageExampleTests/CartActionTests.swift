@@ -25,13 +25,16 @@ import Testing
         defer { upstreams.shutdown() }
         try await withTestServer { server in
             let application = server.service.application
+            // Upstream calls on the same kind of loop as the server (scripts/test runs the suite on both).
+            let client = try HTTPClient(configuration: .init(eventLoop: server.service.server.configuration.eventLoop))
+            defer { client.shutdown() }
             ProductPageProvider(
                 catalogURL: upstreams.catalogURL, reviewsURL: upstreams.reviewsURL, upstreamTimeout: .seconds(10),
-                metrics: application.providers.upstreamMetrics
+                metrics: application.providers.upstreamMetrics, client: client
             ).register(on: application, timeout: .seconds(30))
             CartActions(
                 cartURL: cartURL ?? upstreams.cartURL, upstreamTimeout: upstreamTimeout,
-                metrics: application.providers.upstreamMetrics
+                metrics: application.providers.upstreamMetrics, client: client
             ).register(on: application, timeout: .seconds(30))
             let http = HTTPTestClient(port: server.port)
             let page = try await http.get("/v1/pages/product-live?productID=p-2210")

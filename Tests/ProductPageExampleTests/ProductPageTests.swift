@@ -29,13 +29,16 @@ import Testing
         defer { upstreams.shutdown() }
         try await withTestServer { server in
             let application = server.service.application
+            // Upstream calls on the same kind of loop as the server (scripts/test runs the suite on both).
+            let client = try HTTPClient(configuration: .init(eventLoop: server.service.server.configuration.eventLoop))
+            defer { client.shutdown() }
             ProductPageProvider(
                 catalogURL: upstreams.catalogURL, reviewsURL: reviewsURL ?? upstreams.reviewsURL,
-                upstreamTimeout: upstreamTimeout, metrics: application.providers.upstreamMetrics
+                upstreamTimeout: upstreamTimeout, metrics: application.providers.upstreamMetrics, client: client
             ).register(on: application, timeout: pageTimeout)
             CartActions(
                 cartURL: upstreams.cartURL, upstreamTimeout: upstreamTimeout,
-                metrics: application.providers.upstreamMetrics
+                metrics: application.providers.upstreamMetrics, client: client
             ).register(on: application, timeout: pageTimeout)
             try await body(server, HTTPTestClient(port: server.port), seenRequestIDs)
         }

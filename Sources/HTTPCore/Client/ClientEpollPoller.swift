@@ -25,7 +25,7 @@
             var event = Linux.makeEpollEvent(events: Linux.epollIn, data: Self.wakeToken)
             if Linux.epollCtl(epfd, Linux.epollCtlAdd, wakeFD, &event) != 0 {
                 let code = errno
-                System.close(wakeFD)
+                // Every property is set: the eventfd is closed by `deinit`.
                 System.close(epfd)
                 throw SystemError(function: "epoll_ctl", errno: code)
             }
@@ -99,8 +99,11 @@
         }
 
         func stop() {
-            System.close(wakeFD)
             System.close(epfd)
         }
+
+        // The wake-up eventfd outlives the loop's end: `wake()` may still be called by a thread that saw the loop
+        // running (``HTTPClientLoop/submit(_:)`` wakes outside its lock).
+        deinit { System.close(wakeFD) }
     }
 #endif

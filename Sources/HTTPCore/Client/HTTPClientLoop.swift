@@ -86,16 +86,18 @@ final class HTTPClientLoop: @unchecked Sendable {
     /// Hands `command` to the loop; `false` once the loop has stopped.
     @discardableResult
     func submit(_ command: Command) -> Bool {
-        inbox.withLock { inbox in
-            guard !inbox.stopped else { return false }
+        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.stopped else { return (false, false) }
             inbox.commands.append(command)
             if case .stop = command { inbox.stopped = true }
-            if !inbox.wakePending {
-                inbox.wakePending = true
-                poller.wake()
-            }
-            return true
+            guard !inbox.wakePending else { return (true, false) }
+            inbox.wakePending = true
+            return (true, true)
         }
+        // Outside the lock, so submitting threads do not queue behind a system call: the poller's wake-up
+        // descriptor stays open until the poller is released, which the caller's reference to the loop prevents.
+        if wake { poller.wake() }
+        return accepted
     }
 
     // MARK: Loop events
@@ -148,7 +150,6 @@ final class HTTPClientLoop: @unchecked Sendable {
             curl_multi_socket_action(multi, -1, 0, &running)  // CURL_SOCKET_TIMEOUT
             collectFinished()
             rounds += 1
-            if timerDeadline != nil { tick() }
         }
         return stopping && active.isEmpty
     }
@@ -341,12 +342,14 @@ final class HTTPClientLoop: @unchecked Sendable {
             kind = .connectionLost
         case CURLE_PARTIAL_FILE:
             kind = .truncated
-        case CURLE_BAD_CONTENT_ENCODING, CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        case CURLE_BAD_CONTENT_ENCODING, CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+            // The URL was checked to be http(s): this is an answer that is not HTTP/1.x ("Received HTTP/0.9").
+            CURLE_UNSUPPORTED_PROTOCOL:
             kind = .invalidResponse
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE:
             kind = .tls
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_URL_MALFORMAT:
             kind = .invalidURL
         default:
             kind = .other
@@ -398,7 +401,9 @@ final class HTTPClientLoop: @unchecked Sendable {
     }
 
     fileprivate func curlTimer(_ milliseconds: Int) {
-        timerDeadline = milliseconds < 0 ? nil : System.monotonicNanoseconds() &+ UInt64(milliseconds) &* 1_000_000
+        // From the loop's clock reading, not a fresh one: a 0 ms timer (a transfer just added) is due in this very
+        // round of events instead of rounding up to a 1 ms wait.
+        timerDeadline = milliseconds < 0 ? nil : now &+ UInt64(milliseconds) &* 1_000_000
         poller.timerChanged()
     }
 
