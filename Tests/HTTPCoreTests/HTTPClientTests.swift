@@ -242,7 +242,7 @@ import Testing
             defer { fclose(file) }
             var size = 0
             var resident = 0
-            guard fscanf_statm(file, &size, &resident) else { return -1 }
+            guard readStatm(file, &size, &resident) else { return -1 }
             return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
         }
     #endif
@@ -359,7 +359,7 @@ final class ScriptedUpstream: Sendable {
 
 #if os(Linux)
     /// The first two fields of `/proc/self/statm` (pages).
-    private func fscanf_statm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int) -> Bool {
+    private func readStatm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int) -> Bool {
         var buffer = [CChar](repeating: 0, count: 128)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return false }
         let fields = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.split(separator: " ")
