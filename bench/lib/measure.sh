@@ -18,12 +18,14 @@ CLK_TCK=$(getconf CLK_TCK)
 # User + system CPU ticks of a process so far.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-# measure OUTPUT SERVER TAG PID URL CONNS ENC ROUND
+# measure OUTPUT SERVER TAG PID URL CONNS ENC ROUND   (WRK_SCRIPT=file.lua for a scripted request)
 # One wrk run (wrk pinned to core 1, DURATION seconds, gzip when ENC is gzip) against URL, appending a
 # bench/lib/wrkstat.py row with the server process PID's CPU time over the run to OUTPUT.
 measure() {
     local output=$1 server=$2 tag=$3 pid=$4 url=$5 conns=$6 enc=$7 round=$8 header=() before after out
     [[ $enc == gzip ]] && header=(-H "Accept-Encoding: gzip")
+    # WRK_SCRIPT: a wrk Lua script for requests that are not plain GETs (e.g. an action POST).
+    [[ -n ${WRK_SCRIPT:-} ]] && header+=(-s "$WRK_SCRIPT")
     before=$(cpu_ticks "$pid")
     out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "${header[@]}" "$url")
     after=$(cpu_ticks "$pid")
