@@ -1,11 +1,20 @@
 import CZlib
+import Synchronization
 
 /// gzip compression through the system zlib.
 public enum Gzip {
+    /// Compressors not in use, by level. A deflate stream allocates about 256 KiB of state: set up and torn down
+    /// per call (a body composed per request), that was fresh pages to fault in every time.
+    private static let idle = Mutex<[Int32: [GzipCompressor]]>([:])
+
     /// Compresses `bytes` into a gzip member at zlib `level` (1…9).
     public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
-        let compressor = GzipCompressor(level: level)
-        return bytes.withUnsafeBytes { compressor.compress($0) }
+        let compressor = idle.withLock { $0[level]?.popLast() } ?? GzipCompressor(level: level)
+        let compressed = bytes.withUnsafeBytes { compressor.compress($0) }
+        idle.withLock { idle in
+            if idle[level, default: []].count < 8 { idle[level, default: []].append(compressor) }
+        }
+        return compressed
     }
 
     /// Decompresses a gzip member (used by tests and clients); `nil` on corrupt input.
@@ -37,8 +46,10 @@ public enum Gzip {
     }
 }
 
-/// A reusable deflate stream producing gzip members; one per event loop (not thread-safe).
-final class GzipCompressor {
+/// A reusable deflate stream producing gzip members; one per event loop, or lent by ``Gzip`` to one caller at a
+/// time (not thread-safe).
+// @unchecked Sendable: used by one thread at a time (a loop's own, or taken out of Gzip's pool under its lock).
+final class GzipCompressor: @unchecked Sendable {
     private var stream = z_stream()
     private let initialized: Bool
 

@@ -35,41 +35,18 @@ func withDeadline<Value: Sendable>(
     _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let once = ResumeOnce<Value>()
-    let timer = CancellableTimer()
+    let work = Mutex<Task<Void, Never>?>(nil)
     return try await withCheckedThrowingContinuation { continuation in
         once.set(continuation)
-        let work = Task {
+        // On the deadline thread, not a sleeping task: no task and no Dispatch timer per call.
+        let deadline = DeadlineTimer.shared.schedule(after: timeout) {
+            if once.resume(.failure(onTimeout())) { work.withLock { $0 }?.cancel() }
+        }
+        let task = Task {
             do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
-            // Finished in time: the timer's sleep ends now instead of parking a Dispatch timer for `timeout`.
-            timer.cancel()
+            deadline.cancel()
         }
-        timer.start {
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            if once.resume(.failure(onTimeout())) { work.cancel() }
-        }
-    }
-}
-
-/// The timer task of ``withDeadline(_:onTimeout:_:)``, cancelled once the work is done (even before it started).
-final class CancellableTimer: Sendable {
-    private let state = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
-
-    func start(_ body: @escaping @Sendable () async -> Void) {
-        let task = Task(operation: body)
-        let cancelNow = state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock { state -> Task<Void, Never>? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
+        work.withLock { $0 = task }
     }
 }
 
