@@ -43,6 +43,20 @@ extension HTTPServer.Configuration {
             }
         }
 
+        /// The poller of an ``HTTPClient`` loop of this kind; epoll is refused (`ENOSYS`) where there is none.
+        func makeClientPoller(name: String) throws(SystemError) -> any ClientPoller {
+            switch self {
+            case .epoll:
+                #if os(Linux)
+                    try ClientEpollPoller(name: name)
+                #else
+                    throw SystemError(function: "epoll (Linux only; use the dispatch event loop)", errno: ENOSYS)
+                #endif
+            case .dispatch:
+                ClientDispatchPoller(name: name)
+            }
+        }
+
         /// `epoll` on Linux, `dispatch` elsewhere.
         public static var platformDefault: EventLoopKind {
             #if os(Linux)

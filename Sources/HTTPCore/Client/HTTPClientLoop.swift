@@ -49,16 +49,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         self.multi = multi
         acceptEncoding = configuration.decompress ? "" : nil
         do {
-            switch configuration.eventLoop {
-            case .epoll:
-                #if os(Linux)
-                    poller = try ClientEpollPoller(name: name)
-                #else
-                    throw SystemError(function: "epoll (Linux only; use the dispatch event loop)", errno: ENOSYS)
-                #endif
-            case .dispatch:
-                poller = ClientDispatchPoller(name: name)
-            }
+            poller = try configuration.eventLoop.makeClientPoller(name: name)
         } catch {
             curl_multi_cleanup(multi)
             throw HTTPClientError(.other, "cannot start the client's event loop: \(error)")
