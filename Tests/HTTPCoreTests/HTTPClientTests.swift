@@ -253,7 +253,11 @@ import Testing
                 #expect(
                     Self.residentBytes() < resident + 16 << 20,
                     "resident: \(resident >> 20) → \(Self.residentBytes() >> 20) MiB")
-                #expect(server.statistics.connectionsAccepted <= 32, "connections are reused")
+                // 32 at a time on kept-alive connections; the server ends one after 10,000 requests
+                // (maxRequestsPerConnection) and libcurl does not spread calls evenly, so a few more may open.
+                #expect(
+                    server.statistics.connectionsAccepted <= 64,
+                    "connections are reused: \(server.statistics.connectionsAccepted) for 100,000 calls")
             }
         }
 
