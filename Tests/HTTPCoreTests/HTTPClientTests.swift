@@ -51,7 +51,10 @@ import Testing
                     }
                 }
             case "/held":
-                return .deferred { promise in held.promises.withLock { $0.append(promise) } }
+                return .deferred { promise in
+                    held.promises.withLock { $0.append(promise) }
+                    held.arrived.signal()
+                }
             default: return .text("no", status: .notFound)
             }
         }
@@ -67,6 +70,8 @@ import Testing
     final class Held: Sendable {
         let promises = Mutex<[HTTPPromise]>([])
         let answered = Atomic<Int>(0)
+        /// Signalled as each withheld request reaches the server.
+        let arrived = TestSignal()
 
         var waiting: Int { promises.withLock { $0.count } }
 
@@ -151,7 +156,7 @@ import Testing
                 } catch { return (error as? HTTPClientError)?.kind }
             }
             // Cancel once the request is at the server, so the transfer is in flight on the loop.
-            for _ in 0..<6_000 where held.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await held.arrived.wait(timeout: .seconds(30))
             try #require(held.waiting == 1, "the request reached the server")
             call.cancel()
             let kind = await call.value
@@ -281,8 +286,7 @@ import Testing
 
     @Test func aShutDownClientFailsCallsAtOnce() async throws {
         let client = try client(.platformDefault)
-        client.shutdown()
-        try await Task.sleep(for: .milliseconds(20))
+        client.shutdown()  // the inbox refuses new calls from here on, before the loop has even run
         let error = await #expect(throws: HTTPClientError.self) {
             try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:1/"))
         }

@@ -1,12 +1,6 @@
 import CCurl
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// libcurl's multi interface on one loop (``ClientPoller``): transfers handed over through the inbox are added
 /// to the multi handle, libcurl's socket and timer callbacks become poller registrations, and
 /// `curl_multi_socket_action` runs when a socket is ready or the timer is due. Finished transfers resume their
@@ -40,7 +34,6 @@ final class HTTPClientLoop: @unchecked Sendable {
     private var spareHandles: [CurlEasy] = []
     private var stopping = false
     private var running: Int32 = 0
-    private let stopped = Atomic<Bool>(false)
 
     init(configuration: HTTPClient.Configuration, name: String) throws(HTTPClientError) {
         HTTPClientLoop.initializeLibcurl()
@@ -150,7 +143,6 @@ final class HTTPClientLoop: @unchecked Sendable {
         spareHandles.removeAll()
         curl_multi_cleanup(multi)
         poller.stop()
-        stopped.store(true, ordering: .releasing)
         Unmanaged.passUnretained(self).release()
     }
 
