@@ -237,6 +237,22 @@ final class Connection {
                 loop.execute { bound.value.completeDeferred(sequence, result) }
             }
             start(promise)
+        case .task(let work):
+            phase = .waiting
+            current = info
+            let sequence = self.sequence
+            let bound = LoopBound(value: self)
+            let loop = self.loop
+            Task(executorPreference: loop) {
+                let result: Result<HTTPReply, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                // Still on the loop (a job never runs inside a connection's event): send now.
+                if loop.isCurrent {
+                    bound.value.completeDeferred(sequence, result)
+                } else {
+                    loop.execute { bound.value.completeDeferred(sequence, result) }
+                }
+            }
         case .fault(let fault):
             perform(fault, info)
         }
@@ -381,8 +397,12 @@ final class Connection {
     func updateInterest() {
         guard phase != .closed else { return }
         var wanted: Readiness = []
+        // While a deferred answer is computed, reading goes on until bytes arrive (a pipelined request, or the
+        // peer's close): no interest change per deferred request, and at most one read buffer is taken in before
+        // reading pauses.
         let reading =
             (phase == .reading && !peerClosed && output.pendingBytes < Connection.outputHighWater)
+            || (phase == .waiting && !peerClosed && parser.bufferedByteCount == 0 && output.isEmpty)
             || phase == .lingering
         if reading { wanted.insert(.readable) }
         if !output.isEmpty { wanted.insert(.writable) }

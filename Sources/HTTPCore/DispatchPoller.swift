@@ -23,20 +23,6 @@ import Dispatch
 /// sockets themselves.
 // @unchecked Sendable: all state is confined to `queue`; `wake()` only enqueues.
 final class DispatchPoller: EventPoller, @unchecked Sendable {
-    /// The sources of one connection and whether each is delivering events.
-    private final class Sources {
-        let read: any DispatchSourceRead
-        let write: any DispatchSourceWrite
-        var reading = true
-        var writing = false
-        var cancelled = 0
-
-        init(read: any DispatchSourceRead, write: any DispatchSourceWrite) {
-            self.read = read
-            self.write = write
-        }
-    }
-
     private let queue: DispatchQueue
     private let listenFD: Int32
     private var listener: (any DispatchSourceRead)?
@@ -44,7 +30,9 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
     private var timer: (any DispatchSourceTimer)?
     /// The deadline the timer is armed for (monotonic nanoseconds), or `UInt64.max`.
     private var armedDeadline = UInt64.max
-    private var sources: [Int32: Sources] = [:]
+    private var sources: [Int32: DispatchSocketSources] = [:]
+    /// Sockets of the loop's hosted HTTP clients (libcurl's), by descriptor.
+    private var foreign: [Int32: DispatchSocketSources] = [:]
     /// The loop this poller drives; released by ``stop()`` (the loop owns the poller).
     private var loop: EventLoop?
     private var stopped = false
@@ -78,11 +66,19 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
     /// Runs one event the way the epoll thread does, then re-arms the timer or finishes the loop.
     private func handle(_ event: (EventLoop) -> Void) {
         guard !stopped, let loop else { return }
+        EventLoop.setCurrent(loop)
+        defer { EventLoop.setCurrent(nil) }
         loop.tick()
         event(loop)
         if loop.afterEvents() {
             stopped = true
             loop.finish()
+            return
+        }
+        // Work the event handed over on the loop that is still waiting runs in a round of its own, like the epoll
+        // thread's zero wait (that round arms the timer).
+        if loop.hasLocalWork {
+            queue.async { [self] in handle { _ in } }
             return
         }
         arm(loop.nextTimeout(), now: loop.now)
@@ -129,37 +125,16 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
         // A duplicate in the upper range (see the type's comment) for at most a sixteenth of the descriptor limit
         // in connections; past that, the socket itself.
         let duplicate = sources.count < Int(watchedBase) / 8 ? fcntl(fd, F_DUPFD_CLOEXEC, max(watchedBase, fd + 1)) : -1
-        let watched = duplicate >= 0 ? duplicate : fd
-        let read = DispatchSource.makeReadSource(fileDescriptor: watched, queue: queue)
-        let write = DispatchSource.makeWriteSource(fileDescriptor: watched, queue: queue)
-        read.setEventHandler { [self] in handle { $0.connectionReady(connection, .readable) } }
-        write.setEventHandler { [self] in handle { $0.connectionReady(connection, .writable) } }
-        let entry = Sources(read: read, write: write)
-        // The socket is closed once both sources are cancelled (their handlers run on this serial queue).
-        let closeWhenBothCancelled = {
-            entry.cancelled += 1
-            guard entry.cancelled == 2 else { return }
-            if watched != fd { System.close(watched) }
-            System.close(fd)
-        }
-        read.setCancelHandler(handler: closeWhenBothCancelled)
-        write.setCancelHandler(handler: closeWhenBothCancelled)
+        let entry = DispatchSocketSources(
+            fd: fd, watched: duplicate >= 0 ? duplicate : fd, queue: queue,
+            readable: { [self] in handle { $0.connectionReady(connection, .readable) } },
+            writable: { [self] in handle { $0.connectionReady(connection, .writable) } })
         sources[fd] = entry
-        read.activate()
+        entry.set(reading: true, writing: false)
     }
 
     func setInterest(_ connection: Connection, _ interest: Readiness) {
-        guard let entry = sources[connection.fd] else { return }
-        let reading = interest.contains(.readable)
-        if reading != entry.reading {
-            entry.reading = reading
-            if reading { entry.read.resume() } else { entry.read.suspend() }
-        }
-        let writing = interest.contains(.writable)
-        if writing != entry.writing {
-            entry.writing = writing
-            if writing { entry.write.resume() } else { entry.write.suspend() }
-        }
+        sources[connection.fd]?.set(reading: interest.contains(.readable), writing: interest.contains(.writable))
     }
 
     func close(_ connection: Connection) {
@@ -167,16 +142,38 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
             System.close(connection.fd)
             return
         }
-        if !entry.reading { entry.read.resume() }
-        // The write source was created inactive: its first resume activates it.
-        if !entry.writing { entry.write.resume() }
-        entry.read.cancel()
-        entry.write.cancel()
+        entry.cancel()
+    }
+
+    func watchForeign(_ fd: Int32, _ interest: Readiness) {
+        let entry: DispatchSocketSources
+        if let existing = foreign[fd] {
+            entry = existing
+        } else {
+            entry = DispatchSocketSources(
+                fd: fd, queue: queue, readable: { [self] in handle { $0.foreignSocketReady(fd, .readable) } },
+                writable: { [self] in handle { $0.foreignSocketReady(fd, .writable) } })
+            foreign[fd] = entry
+        }
+        entry.set(reading: interest.contains(.readable), writing: interest.contains(.writable))
+    }
+
+    func unwatchForeign(_ fd: Int32) {
+        foreign[fd]?.set(reading: false, writing: false)
+    }
+
+    func closeForeign(_ fd: Int32) {
+        guard let entry = foreign.removeValue(forKey: fd) else {
+            System.close(fd)
+            return
+        }
+        entry.cancel()
     }
 
     func stop() {
         timer?.cancel()
         timer = nil
+        for fd in Array(foreign.keys) { closeForeign(fd) }
         if let listener {
             if !listening { listener.resume() }
             listener.cancel()

@@ -8,11 +8,14 @@
     final class EpollPoller: EventPoller, @unchecked Sendable {
         private static let listenerToken = UInt64.max
         private static let wakeToken = UInt64.max - 1
+        /// Set in the token of a foreign socket (libcurl's): connections' tokens are their bare descriptors.
+        private static let foreignTag: UInt64 = 1 << 32
 
         private let epfd: Int32
         private let wakeFD: Int32
         private let listenFD: Int32
         private var listening = true
+        private var foreign = EpollCurlSockets()
 
         init(listenFD: Int32) throws(SystemError) {
             self.listenFD = listenFD
@@ -49,6 +52,8 @@
             let capacity = 256
             let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
             defer { events.deallocate() }
+            EventLoop.setCurrent(loop)
+            defer { EventLoop.setCurrent(nil) }
             loop.tick()
             while true {
                 let timeout = loop.nextTimeout().map { Int32(min(($0 + 999_999) / 1_000_000, 60_000)) } ?? -1
@@ -69,6 +74,14 @@
                         var counter: UInt64 = 0
                         _ = try? System.read(wakeFD, &counter, 8)
                         loop.runTasks()
+                    } else if token & Self.foreignTag != 0 {
+                        let fd = Int32(truncatingIfNeeded: token)
+                        guard foreign.deliver(fd, epfd: epfd) else { continue }
+                        var readiness: Readiness = []
+                        if mask & (Linux.epollIn | Linux.epollHup) != 0 { readiness.insert(.readable) }
+                        if mask & Linux.epollOut != 0 { readiness.insert(.writable) }
+                        if mask & Linux.epollErr != 0 { readiness.insert(.error) }
+                        loop.foreignSocketReady(fd, readiness)
                     } else {
                         var readiness: Readiness = []
                         if mask & Linux.epollIn != 0 { readiness.insert(.readable) }
@@ -129,6 +142,18 @@
         func close(_ connection: Connection) {
             // Closing the last descriptor of the socket removes it from the epoll set.
             System.close(connection.fd)
+        }
+
+        func watchForeign(_ fd: Int32, _ interest: Readiness) {
+            foreign.watch(fd, interest, epfd: epfd, token: Self.foreignTag | UInt64(UInt32(bitPattern: fd)))
+        }
+
+        func unwatchForeign(_ fd: Int32) {
+            foreign.unwatch(fd)
+        }
+
+        func closeForeign(_ fd: Int32) {
+            foreign.close(fd)
         }
 
         func stop() {

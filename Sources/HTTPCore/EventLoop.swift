@@ -21,6 +21,8 @@ struct LoopBound<Value: AnyObject>: @unchecked Sendable {
 final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         var tasks: [@Sendable () -> Void] = []
+        /// Swift task jobs enqueued from other threads (EventLoop+Executor.swift).
+        var jobs: [UnownedJob] = []
         var wakePending = false
         var stopped = false
     }
@@ -45,8 +47,16 @@ final class EventLoop: @unchecked Sendable {
     let serverLine: [UInt8]
 
     private let listenFD: Int32
-    private let poller: any EventPoller
+    let poller: any EventPoller
     private let inbox = Mutex(Inbox())
+    /// Work handed over on the loop itself (a task resumed by a socket event, a promise completed by a task on
+    /// the loop): run after the current event, before the loop waits again, with no lock and no wake-up.
+    var localTasks: [() -> Void] = []
+    var localJobs: [UnownedJob] = []
+    /// Client loops hosted here (EventLoop+Clients.swift), by ``HTTPClient`` id, and the sockets they watch.
+    var clientLoops: [Int: HTTPClientLoop] = [:]
+    var hostedClients: [HTTPClientLoop] = []
+    var foreignSockets: [Int32: HTTPClientLoop] = [:]
 
     // Loop state.
     private var connections: [Connection?] = []
@@ -94,8 +104,13 @@ final class EventLoop: @unchecked Sendable {
         poller.start(self)
     }
 
-    /// Runs `task` on the loop thread soon. Dropped when the loop has stopped.
+    /// Runs `task` on the loop thread soon: after the current event when called on the loop, else through the
+    /// inbox and a wake-up. Dropped when the loop has stopped.
     func execute(_ task: @escaping @Sendable () -> Void) {
+        if isCurrent {
+            localTasks.append(task)
+            return
+        }
         let wake = inbox.withLock { inbox -> Bool in
             guard !inbox.stopped else { return false }
             inbox.tasks.append(task)
@@ -123,22 +138,40 @@ final class EventLoop: @unchecked Sendable {
 
     /// How long the poller may wait for the next event, in nanoseconds; `nil` for no limit.
     func nextTimeout() -> UInt64? {
+        if hasLocalWork { return 0 }
         var wait: UInt64 = UInt64.max
         if connectionCount > 0 || draining { wait = EventLoop.sweepInterval }
         for timer in timers { wait = min(wait, timer.deadline > now ? timer.deadline - now : 0) }
+        if !hostedClients.isEmpty, let clients = hostedClientsTimeout() { wait = min(wait, clients) }
         return wait == UInt64.max ? nil : wait
     }
 
-    /// Runs the tasks other threads handed to ``execute(_:)``.
+    /// Runs the tasks and jobs other threads handed to ``execute(_:)`` and ``enqueue(_:)``.
     func runTasks() {
-        let tasks = inbox.withLock { inbox -> [@Sendable () -> Void] in
+        let (tasks, jobs) = inbox.withLock { inbox -> ([@Sendable () -> Void], [UnownedJob]) in
             inbox.wakePending = false
-            let tasks = inbox.tasks
+            let handed = (inbox.tasks, inbox.jobs)
             inbox.tasks.removeAll(keepingCapacity: true)
-            return tasks
+            inbox.jobs.removeAll(keepingCapacity: true)
+            return handed
         }
         for task in tasks { task() }
+        for job in jobs { run(job) }
     }
+
+    /// Jobs enqueued after the loop stopped, for ``enqueue(_:)``: taken under the inbox lock so none is stranded.
+    func acceptJob(_ job: UnownedJob) -> (accepted: Bool, wake: Bool) {
+        inbox.withLock { inbox in
+            guard !inbox.stopped else { return (false, false) }
+            inbox.jobs.append(job)
+            guard !inbox.wakePending else { return (true, false) }
+            inbox.wakePending = true
+            return (true, true)
+        }
+    }
+
+    /// Makes the poller run ``runTasks()`` soon (any thread).
+    func wake() { poller.wake() }
 
     /// A connection's socket is ready, by descriptor (epoll).
     func connectionReady(fd: Int32, _ readiness: Readiness) {
@@ -156,8 +189,16 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Timers, the deadline sweep and the drain after each batch of events; returns whether the loop is done.
+    /// Local work, timers, the deadline sweep and the drain after each batch of events; returns whether the loop
+    /// is done.
     func afterEvents() -> Bool {
+        // A few rounds of handed-over work and hosted clients' due timers (a transfer added by a task starts on a
+        // 0 ms libcurl timer; an answer resumes a task) before the poller is asked again.
+        for _ in 0..<4 {
+            if hasLocalWork { runLocalWork() }
+            if !hostedClients.isEmpty { runHostedClients() }
+            if !hasLocalWork { break }
+        }
         if !timers.isEmpty { runTimers() }
         if now >= nextSweep {
             nextSweep = now &+ EventLoop.sweepInterval
@@ -314,11 +355,17 @@ final class EventLoop: @unchecked Sendable {
     func finish() {
         closeAll()
         releaseListener()
-        inbox.withLock { inbox in
+        terminateHostedClients()
+        let jobs = inbox.withLock { inbox -> [UnownedJob] in
             inbox.stopped = true
             inbox.tasks.removeAll()
             poller.stop()
+            return inbox.jobs
         }
+        // Tasks that were to continue here go on in the global executor: a job is never dropped.
+        for job in jobs + localJobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        localJobs = []
+        localTasks = []
         readBuffer.deallocate()
         vectors.deallocate()
         timers.removeAll()

@@ -17,6 +17,13 @@ protocol EventPoller: AnyObject {
     func setInterest(_ connection: Connection, _ interest: Readiness)
     /// Stops watching `connection` and closes its socket.
     func close(_ connection: Connection)
+    /// Reports `fd`, a socket the loop does not own (libcurl's, for an ``HTTPClient`` hosted on the loop), for
+    /// `interest` to ``EventLoop/foreignSocketReady(_:_:)`` from now on.
+    func watchForeign(_ fd: Int32, _ interest: Readiness)
+    /// Stops reporting `fd` (its owner keeps it open).
+    func unwatchForeign(_ fd: Int32)
+    /// Stops reporting `fd` and closes it once nothing uses it any more.
+    func closeForeign(_ fd: Int32)
     /// Releases the poller's own resources (loop end, after every connection is closed).
     func stop()
 }

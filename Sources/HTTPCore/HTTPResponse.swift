@@ -75,6 +75,12 @@ public enum HTTPReply: Sendable {
     /// ``HTTPPromise``, must return quickly, and the promise may be completed from any thread. Later pipelined
     /// requests on the same connection wait (answers stay in order).
     case deferred(@Sendable (HTTPPromise) -> Void)
+    /// Answer with what `work` returns, run as a Swift task on the connection's event loop (the loop is the
+    /// task's executor preference): its child tasks, and the continuations resumed for it, stay on that thread, so
+    /// an answer composed from upstream calls costs no thread hop. `work` must not block; a thrown
+    /// ``HTTPResponseConvertible`` becomes its response, any other error a logged 500. Later pipelined requests on
+    /// the same connection wait.
+    case task(@Sendable () async throws -> HTTPReply)
     /// Misbehave on purpose (for mock backends and fault-injection tests).
     case fault(HTTPFault)
 }
@@ -121,6 +127,8 @@ extension HTTPReply {
             return .deferred { promise in
                 start(HTTPPromise { result in promise.complete(result.map { $0.mapResponse(transform) }) })
             }
+        case .task(let work):
+            return .task { try await work().mapResponse(transform) }
         case .fault(.truncate(let response, let bytes)):
             return .fault(.truncate(transform(response), afterBytes: bytes))
         case .fault(.drip(let response, let size, let interval)):

@@ -65,8 +65,10 @@ extension BFFApplication {
     {
         let variant = try page.map { try ClientVariant.of(request, page: $0) } ?? .plain
         guard let page, let resolver = variant.resolver(for: page) else {
-            let body = answer.prepared ?? Representation.prepare(.actionResponse(answer.response))
-            return .prepared(body, headers: ["Cache-Control": "no-store"])
+            if let prepared = answer.prepared { return .prepared(prepared, headers: ["Cache-Control": "no-store"]) }
+            // Computed per request: sent as encoded, compressed on the way only when the client asks for gzip.
+            let bytes = answer.encoded ?? Envelope.actionResponse(answer.response).encoded()
+            return .json(bytes, headers: ["Cache-Control": "no-store"])
         }
         let (response, degradations) = resolver.resolve(answer.response)
         var headers = page.responseHeaders(locale: variant.locale)
@@ -88,7 +90,8 @@ extension BFFApplication {
         let response = try await runUnderDeadline(
             "The action handler for \"\(name)\"", timeout: handler.options.timeout, timeoutCode: "action_timeout",
             title: "Action timeout", count: { actions.count(name, outcome: $0) }, { try await work(context) })
-        let errors = Self.diagnostics(of: response).filter { $0.severity == .error }
+        let encoded = Envelope.actionResponse(response).encoded()
+        let errors = Self.diagnostics(of: encoded).filter { $0.severity == .error }
         guard errors.isEmpty else {
             actions.count(name, outcome: ActionProblemCode.invalidActionResponse)
             log.error(
@@ -109,18 +112,19 @@ extension BFFApplication {
                 diagnostics: configuration.mock.enabled ? errors : nil)
         }
         actions.count(name, outcome: "ok")
-        return ActionAnswer(response: response, prepared: nil)
+        return ActionAnswer(response: response, prepared: nil, encoded: encoded)
     }
 
     /// What the codec and the lint rules find in a computed answer: it is encoded and decoded like a device would
     /// (unknown or malformed content shows up here), and what its mutations bring and its effects are linted
     /// (`unsafe_url` deeplinks included). Mutation targets are
     /// not checked against the page: a device may hold widgets an earlier answer brought.
-    static func diagnostics(of response: ActionResponse) -> [Diagnostic] {
+    /// `envelope` is the encoded answer, the bytes that are then sent.
+    static func diagnostics(of envelope: [UInt8]) -> [Diagnostic] {
         let decoded: ActionResponse
         var diagnostics: [Diagnostic]
         do {
-            let result = try PageDecoder().decodeActionResponse(Envelope.actionResponse(response).encoded())
+            let result = try PageDecoder().decodeActionResponse(envelope)
             decoded = result.value
             diagnostics = result.diagnostics
         } catch {
@@ -135,4 +139,6 @@ struct ActionAnswer: Sendable {
     var response: ActionResponse
     /// The encoded envelope when the answer is fixed (prepared once per catalog); `nil` for a computed answer.
     var prepared: PreparedBody?
+    /// The envelope's bytes when a computed answer was encoded to be checked: sent as they are.
+    var encoded: [UInt8]? = nil
 }

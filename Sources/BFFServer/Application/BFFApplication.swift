@@ -131,8 +131,8 @@ public final class BFFApplication: HTTPResponder {
         return .response(finish(answer, route: "unmatched", requestID: requestID))
     }
 
-    /// What a route handler answers: a response now, or one computed later in a `Task` (never on an event-loop
-    /// thread).
+    /// What a route handler answers: a response now, or one computed later in a task that runs on the event loop
+    /// of the request's connection (``HTTPReply/task(_:)``): providers and handlers must not block.
     enum Answer: Sendable {
         case now(HTTPResponse)
         case later(@Sendable () async throws -> HTTPResponse)
@@ -160,12 +160,10 @@ public final class BFFApplication: HTTPResponder {
         case .now(let response):
             return .response(finish(.success(response), route: name, requestID: requestID))
         case .later(let work):
-            return .deferred { promise in
-                Task {
-                    let result: Result<HTTPResponse, any Error>
-                    do { result = .success(try await work()) } catch { result = .failure(error) }
-                    promise.succeed(self.finish(result, route: name, requestID: requestID))
-                }
+            return .task {
+                let result: Result<HTTPResponse, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                return .response(self.finish(result, route: name, requestID: requestID))
             }
         }
     }

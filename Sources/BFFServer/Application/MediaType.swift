@@ -3,7 +3,20 @@
 enum MediaType {
     /// `"Application/JSON; charset=utf-8"` → `"application/json"`.
     static func essence(of contentType: String) -> String {
-        contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        var bytes = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }[...]
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            bytes = bytes.dropFirst()
+        }
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+            bytes = bytes.dropLast()
+        }
+        // ASCII lowercasing is all a media type needs; a value that is already lowercase is not copied.
+        guard bytes.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+            return String(Substring(bytes))
+        }
+        return String(
+            decoding: bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self
+        )
     }
 
     /// `application/json` or any `+json` type (`application/problem+json`). None of them is a CORS-safelisted

@@ -1,3 +1,4 @@
+import HTTPCore
 import PageModel
 import Synchronization
 
@@ -42,7 +43,8 @@ func withDeadline<Value: Sendable>(
         let deadline = DeadlineTimer.shared.schedule(after: timeout) {
             if once.resume(.failure(onTimeout())) { work.withLock { $0 }?.cancel() }
         }
-        let task = Task {
+        // On the caller's event loop when there is one (HTTPReply.task), so the work costs no thread hop.
+        let task = Task(executorPreference: HTTPServer.currentTaskExecutor) {
             do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
             deadline.cancel()
         }

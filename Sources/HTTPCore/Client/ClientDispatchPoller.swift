@@ -12,22 +12,9 @@ import Dispatch
 /// runs into, see ``DispatchPoller``).
 // @unchecked Sendable: all state is confined to `queue`; `wake()` only enqueues.
 final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
-    private final class Sources {
-        let read: any DispatchSourceRead
-        let write: any DispatchSourceWrite
-        var reading = false
-        var writing = false
-        var cancelled = 0
-
-        init(read: any DispatchSourceRead, write: any DispatchSourceWrite) {
-            self.read = read
-            self.write = write
-        }
-    }
-
     private let queue: DispatchQueue
     private var timer: (any DispatchSourceTimer)?
-    private var sources: [Int32: Sources] = [:]
+    private var sources: [Int32: DispatchSocketSources] = [:]
     private var loop: HTTPClientLoop?
     private var stopped = false
     /// The deadline the timer is armed for (monotonic nanoseconds), or `UInt64.max`.
@@ -67,41 +54,20 @@ final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
     }
 
     func watch(_ fd: Int32, _ interest: Readiness) {
-        let entry: Sources
+        let entry: DispatchSocketSources
         if let existing = sources[fd] {
             entry = existing
         } else {
-            let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            read.setEventHandler { [self] in handle { $0.socketReady(fd, .readable) } }
-            write.setEventHandler { [self] in handle { $0.socketReady(fd, .writable) } }
-            entry = Sources(read: read, write: write)
-            let closeWhenBothCancelled = {
-                entry.cancelled += 1
-                if entry.cancelled == 2 { System.close(fd) }
-            }
-            read.setCancelHandler(handler: closeWhenBothCancelled)
-            write.setCancelHandler(handler: closeWhenBothCancelled)
+            entry = DispatchSocketSources(
+                fd: fd, queue: queue, readable: { [self] in handle { $0.socketReady(fd, .readable) } },
+                writable: { [self] in handle { $0.socketReady(fd, .writable) } })
             sources[fd] = entry
         }
-        set(entry, reading: interest.contains(.readable), writing: interest.contains(.writable))
-    }
-
-    /// Resumes or suspends the sources (created inactive: the first resume activates them).
-    private func set(_ entry: Sources, reading: Bool, writing: Bool) {
-        if reading != entry.reading {
-            entry.reading = reading
-            if reading { entry.read.resume() } else { entry.read.suspend() }
-        }
-        if writing != entry.writing {
-            entry.writing = writing
-            if writing { entry.write.resume() } else { entry.write.suspend() }
-        }
+        entry.set(reading: interest.contains(.readable), writing: interest.contains(.writable))
     }
 
     func unwatch(_ fd: Int32) {
-        guard let entry = sources[fd] else { return }
-        set(entry, reading: false, writing: false)
+        sources[fd]?.set(reading: false, writing: false)
     }
 
     func closeSocket(_ fd: Int32) {
@@ -109,10 +75,7 @@ final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
             System.close(fd)
             return
         }
-        // A suspended source never runs its cancellation handler: resume both first.
-        set(entry, reading: true, writing: true)
-        entry.read.cancel()
-        entry.write.cancel()
+        entry.cancel()
     }
 
     func timerChanged() {

@@ -10,7 +10,7 @@
 
         private let epfd: Int32
         private let wakeFD: Int32
-        private var watched = Set<Int32>()
+        private var sockets = EpollCurlSockets()
         private let name: String
 
         init(name: String) throws(SystemError) {
@@ -57,12 +57,14 @@
                         loop.runInbox()
                         continue
                     }
+                    let fd = Int32(truncatingIfNeeded: token)
+                    guard sockets.deliver(fd, epfd: epfd) else { continue }
                     let mask = events[index].events
                     var readiness: Readiness = []
                     if mask & (Linux.epollIn | Linux.epollHup) != 0 { readiness.insert(.readable) }
                     if mask & Linux.epollOut != 0 { readiness.insert(.writable) }
                     if mask & Linux.epollErr != 0 { readiness.insert(.error) }
-                    loop.socketReady(Int32(truncatingIfNeeded: token), readiness)
+                    loop.socketReady(fd, readiness)
                 }
                 if loop.afterEvents() { break }
             }
@@ -75,23 +77,15 @@
         }
 
         func watch(_ fd: Int32, _ interest: Readiness) {
-            var events: UInt32 = 0
-            if interest.contains(.readable) { events |= Linux.epollIn }
-            if interest.contains(.writable) { events |= Linux.epollOut }
-            var event = Linux.makeEpollEvent(events: events, data: UInt64(UInt32(bitPattern: fd)))
-            let operation = watched.insert(fd).inserted ? Linux.epollCtlAdd : Linux.epollCtlMod
-            _ = Linux.epollCtl(epfd, operation, fd, &event)
+            sockets.watch(fd, interest, epfd: epfd, token: UInt64(UInt32(bitPattern: fd)))
         }
 
         func unwatch(_ fd: Int32) {
-            guard watched.remove(fd) != nil else { return }
-            var event = Linux.makeEpollEvent(events: 0, data: 0)
-            _ = Linux.epollCtl(epfd, Linux.epollCtlDel, fd, &event)
+            sockets.unwatch(fd)
         }
 
         func closeSocket(_ fd: Int32) {
-            unwatch(fd)
-            System.close(fd)
+            sockets.close(fd)
         }
 
         func timerChanged() {

@@ -9,6 +9,8 @@ final class ClientTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     let maximumBytes: Int
     var continuation: UnsafeContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// The loop the transfer was submitted to, where it runs (set before it is submitted).
+    var loop: HTTPClientLoop?
     private let cancelled = Atomic<Bool>(false)
 
     // Loop state.

@@ -60,15 +60,5 @@ extension HTTPClient {
                 return true
             }
         }
-
-        /// Transfers still waiting, taken out of the queue (the client is shutting down).
-        func drain() -> [ClientTransfer] {
-            state.withLock { state in
-                let waiting = Array(state.waiting[state.head...])
-                state.waiting = []
-                state.head = 0
-                return waiting
-            }
-        }
     }
 }

@@ -5,7 +5,11 @@ extension HTTPClient {
         /// Which loop drives libcurl's sockets and timers: an epoll thread (Linux) or Dispatch sources on a
         /// serial queue. Default: the platform's (`epoll` on Linux).
         public var eventLoop: HTTPServer.Configuration.EventLoopKind = .platformDefault
-        /// Idle connections kept open for reuse, across all hosts (`CURLMOPT_MAXCONNECTS`). Default 256.
+        /// Calls made on an ``HTTPServer``'s event loop run on that loop (a libcurl multi handle per server loop,
+        /// served by the loop's poller), so a composed answer costs no thread hop. Off: every call goes through
+        /// the client's own loop. Default on.
+        public var useServerEventLoops = true
+        /// Idle connections kept open for reuse, across all hosts, per loop (`CURLMOPT_MAXCONNECTS`). Default 256.
         public var maximumIdleConnections: Int = 256
         /// Connections open to one host at once; `0` for no limit (`CURLMOPT_MAX_HOST_CONNECTIONS`). Callers bound
         /// their own concurrency (``HTTPClientRequest/limit``). Default 0.

@@ -1,16 +1,24 @@
 import Synchronization
 
-/// An HTTP client for upstream services on libcurl's multi interface, driven by its own event loop (an epoll
-/// thread on Linux, or Dispatch sources; ``Configuration/eventLoop``): a call hands its request to the loop and
-/// is resumed when the answer is in, with no thread blocked and no Foundation in between. The loop keeps one
+/// An HTTP client for upstream services on libcurl's multi interface, driven by an event loop: a call made by a
+/// task on one of an ``HTTPServer``'s event loops (``HTTPReply/task(_:)``) runs on a multi handle of that loop,
+/// whose sockets and timer the loop serves beside its connections (``Configuration/useServerEventLoops``); any
+/// other call goes to the client's own loop (an epoll thread on Linux, or Dispatch sources;
+/// ``Configuration/eventLoop``). Either way the call hands its request to the loop and is resumed when the answer
+/// is in, with no thread blocked and no Foundation in between. The loop keeps one
 /// connection pool and DNS cache for all calls, negotiates HTTP/2 over TLS, decodes compressed answers and
 /// enforces per-transfer timeouts, a response size limit and per-upstream concurrency limits
 /// (``ConcurrencyLimit``).
 ///
-/// One client serves any number of upstreams; ``shared`` is the process's default, started on first use.
+/// One client serves any number of upstreams; ``shared`` is the process's default, started on first use. Each
+/// loop it runs on keeps its own connection pool and DNS cache.
 public final class HTTPClient: Sendable {
     public let configuration: Configuration
+    /// The client's own loop, for calls made off the server's event loops.
     let loop: HTTPClientLoop
+    /// Tells this client's loops hosted on server event loops apart from other clients'.
+    let id: Int
+    private let hosted = Mutex<(loops: [HTTPClientLoop], shutDown: Bool)>(([], false))
 
     /// The process's client (default configuration), started on first use.
     public static let shared: HTTPClient = {
@@ -25,17 +33,18 @@ public final class HTTPClient: Sendable {
     /// - Throws: ``HTTPClientError`` when libcurl or the loop cannot be set up.
     public init(configuration: Configuration = Configuration()) throws(HTTPClientError) {
         self.configuration = configuration
-        let index = Self.count.add(1, ordering: .relaxed).oldValue
-        loop = try HTTPClientLoop(configuration: configuration, name: "http-client-\(index)")
+        id = Self.count.add(1, ordering: .relaxed).oldValue
+        loop = try HTTPClientLoop(configuration: configuration, name: "http-client-\(id)")
     }
 
-    deinit { loop.submit(.stop) }
+    deinit { shutdown() }
 
     /// Sends `request` and returns the answer, whatever its status.
     /// - Throws: ``HTTPClientError`` for a transport failure, a timeout, a cancelled task or an oversized answer.
     public func execute(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
         let transfer = ClientTransfer(request, maximumBytes: configuration.maximumResponseBytes)
-        let loop = self.loop
+        let loop = loopForThisThread()
+        transfer.loop = loop
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 transfer.continuation = continuation
@@ -55,6 +64,32 @@ public final class HTTPClient: Sendable {
     /// Fails the calls in flight with ``HTTPClientError/Kind/shutdown``, closes the pooled connections and stops
     /// the loop; later calls fail at once.
     public func shutdown() {
+        let loops = hosted.withLock { hosted in
+            hosted.shutDown = true
+            return hosted.loops
+        }
         loop.submit(.stop)
+        for loop in loops { loop.submit(.stop) }
+    }
+
+    /// The loop for a call from this thread: on a server's event loop, the client loop hosted there; else the
+    /// client's own.
+    private func loopForThisThread() -> HTTPClientLoop {
+        guard configuration.useServerEventLoops, let server = EventLoop.current else { return loop }
+        return server.hostedLoop(for: self) ?? loop
+    }
+
+    /// Keeps a hosted loop to stop it at ``shutdown()``; `false` once the client was shut down.
+    func adopt(_ loop: HTTPClientLoop) -> Bool {
+        hosted.withLock { hosted in
+            guard !hosted.shutDown else { return false }
+            hosted.loops.append(loop)
+            return true
+        }
+    }
+
+    /// Forgets a hosted loop that finished (its server loop ended, or the client was shut down).
+    func forget(_ loop: HTTPClientLoop) {
+        hosted.withLock { $0.loops.removeAll { $0 === loop } }
     }
 }

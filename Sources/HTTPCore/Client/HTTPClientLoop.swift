@@ -9,6 +9,8 @@ import Synchronization
 final class HTTPClientLoop: @unchecked Sendable {
     enum Command {
         case start(ClientTransfer)
+        /// A transfer that already holds its ``HTTPClient/ConcurrencyLimit`` slot (another loop released it).
+        case admitted(ClientTransfer)
         case cancel(ClientTransfer)
         case stop
     }
@@ -35,18 +37,25 @@ final class HTTPClientLoop: @unchecked Sendable {
     private var stopping = false
     private var running: Int32 = 0
 
-    init(configuration: HTTPClient.Configuration, name: String) throws(HTTPClientError) {
+    /// A loop of its own (``HTTPClient/Configuration/eventLoop``), started now.
+    convenience init(configuration: HTTPClient.Configuration, name: String) throws(HTTPClientError) {
+        let poller: any ClientPoller
+        do {
+            poller = try configuration.eventLoop.makeClientPoller(name: name)
+        } catch {
+            throw HTTPClientError(.other, "cannot start the client's event loop: \(error)")
+        }
+        try self.init(configuration: configuration, poller: poller)
+    }
+
+    /// A loop driven by `poller` (its own thread or queue, or a server event loop it is hosted on), started now.
+    init(configuration: HTTPClient.Configuration, poller: any ClientPoller) throws(HTTPClientError) {
         HTTPClientLoop.initializeLibcurl()
         self.configuration = configuration
         guard let multi = curl_multi_init() else { throw HTTPClientError(.other, "curl_multi_init failed") }
         self.multi = multi
         acceptEncoding = configuration.decompress ? "" : nil
-        do {
-            poller = try configuration.eventLoop.makeClientPoller(name: name)
-        } catch {
-            curl_multi_cleanup(multi)
-            throw HTTPClientError(.other, "cannot start the client's event loop: \(error)")
-        }
+        self.poller = poller
         let me = Unmanaged.passUnretained(self).toOpaque()
         flow_curl_multi_setopt_socket(multi, curlSocketCallback)
         flow_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
@@ -88,6 +97,9 @@ final class HTTPClientLoop: @unchecked Sendable {
 
     func tick() { now = System.monotonicNanoseconds() }
 
+    /// Takes the clock reading of the server loop a hosted client runs on.
+    func tick(at now: UInt64) { self.now = now }
+
     /// How long the poller may wait, in nanoseconds; `nil` for no limit.
     func nextTimeout() -> UInt64? {
         guard let timerDeadline else { return nil }
@@ -107,6 +119,13 @@ final class HTTPClientLoop: @unchecked Sendable {
                 if stopping {
                     transfer.finish(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
                 } else if transfer.request.limit?.admit(transfer) ?? true {
+                    begin(transfer)
+                }
+            case .admitted(let transfer):
+                if stopping {
+                    transfer.finish(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
+                    releaseSlot(of: transfer)
+                } else {
                     begin(transfer)
                 }
             case .cancel(let transfer):
@@ -136,6 +155,15 @@ final class HTTPClientLoop: @unchecked Sendable {
             rounds += 1
         }
         return stopping && active.isEmpty
+    }
+
+    /// Ends a hosted loop at once because its server loop stops: later commands are refused, transfers in flight
+    /// and pending ones fail with ``HTTPClientError/Kind/shutdown``, then the loop finishes.
+    func terminate() {
+        inbox.withLock { $0.stopped = true }
+        beginStop()
+        runInbox()
+        finish()
     }
 
     /// Ends the loop: the multi handle (and its pooled connections) goes, then the poller.
@@ -293,10 +321,16 @@ final class HTTPClientLoop: @unchecked Sendable {
         releaseSlot(of: transfer)
     }
 
-    /// Hands the finished transfer's concurrency slot to the next waiting one.
+    /// Hands the finished transfer's concurrency slot to the next waiting one, which begins on its own loop.
     private func releaseSlot(of transfer: ClientTransfer) {
         guard let limit = transfer.request.limit, let next = limit.release() else { return }
-        if stopping {
+        if let owner = next.loop, owner !== self {
+            // Waiting on another loop (a call made on another server loop): it begins there. A loop that stopped
+            // refuses it, and it is not touched there any more.
+            guard !owner.submit(.admitted(next)) else { return }
+            next.finish(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
+            releaseSlot(of: next)
+        } else if stopping {
             next.finish(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
             releaseSlot(of: next)
         } else {

@@ -8,9 +8,15 @@ public enum ActionName {
     public static func isValid(_ name: some StringProtocol) -> Bool {
         let bytes = name.utf8
         guard let first = bytes.first, PageID.isAlphanumeric(first), bytes.count <= 128 else { return false }
-        return bytes.allSatisfy {
-            PageID.isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-        } && !name.contains("..")
+        var previous: UInt8 = 0
+        for byte in bytes {
+            guard
+                PageID.isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                    || (byte == UInt8(ascii: ".") && previous != UInt8(ascii: "."))
+            else { return false }
+            previous = byte
+        }
+        return true
     }
 }
 

@@ -70,39 +70,95 @@ public struct LocalizedStrings: Sendable, Hashable {
     public static func forEachMarker(
         in page: PageModel, at path: JSONPointer, _ body: (Substring, JSONPointer, String?) -> Void
     ) {
-        if let title = page.title, let key = key(of: title) { body(key, path / "title", nil) }
-        func walk(_ value: JSONValue, _ at: JSONPointer, _ widgetID: String) {
+        // The path is a stack of steps, spelled out as a pointer only for a marker: most pages have none, and a
+        // pointer built per node cost more than the walk (a provider page is checked on every request).
+        var trail: [Step] = []
+        func report(_ key: Substring, _ widgetID: String?) {
+            body(key, trail.reduce(path) { $1.extend($0) }, widgetID)
+        }
+        func walk(_ value: JSONValue, _ widgetID: String) {
             switch value {
-            case .string(let text): if let key = key(of: text) { body(key, at, widgetID) }
-            case .array(let items): for (index, item) in items.enumerated() { walk(item, at / index, widgetID) }
-            case .object(let object): for member in object.members { walk(member.value, at / member.key, widgetID) }
+            case .string(let text):
+                if let key = key(of: text) { report(key, widgetID) }
+            case .array(let items):
+                for (index, item) in items.enumerated() {
+                    trail.append(.index(index))
+                    walk(item, widgetID)
+                    trail.removeLast()
+                }
+            case .object(let object):
+                for member in object.members {
+                    trail.append(.key(member.key))
+                    walk(member.value, widgetID)
+                    trail.removeLast()
+                }
             default: break
             }
         }
-        func widget(_ item: Widget, _ at: JSONPointer) {
-            walk(item.content, at / "content", item.id)
-            for event in item.actions.keys.sorted() {
-                if case .toast(let message) = item.actions[event]!, let key = key(of: message) {
-                    body(key, at / "actions" / event / "message", item.id)
+        func widget(_ item: Widget) {
+            trail.append(.key("content"))
+            walk(item.content, item.id)
+            trail.removeLast()
+            if !item.actions.isEmpty {
+                for event in item.actions.keys.sorted() {
+                    if case .toast(let message) = item.actions[event]!, let key = key(of: message) {
+                        trail += [.key("actions"), .key(event), .key("message")]
+                        report(key, item.id)
+                        trail.removeLast(3)
+                    }
                 }
             }
-            widgets(item.children, at / "children")
+            if !item.children.isEmpty { widgets(item.children, "children") }
             if case .widget(let replacement) = item.compatibility.fallback {
-                widget(replacement, at / "fallback" / "widget")
+                trail += [.key("fallback"), .key("widget")]
+                widget(replacement)
+                trail.removeLast(2)
             }
         }
-        func widgets(_ list: [Widget], _ at: JSONPointer) {
-            for (index, item) in list.enumerated() { widget(item, at / index) }
+        func widgets(_ list: [Widget], _ name: String) {
+            trail.append(.key(name))
+            for (index, item) in list.enumerated() {
+                trail.append(.index(index))
+                widget(item)
+                trail.removeLast()
+            }
+            trail.removeLast()
         }
-        func section(_ item: Section, _ at: JSONPointer) {
-            if let title = item.title, let key = key(of: title) { body(key, at / "title", nil) }
-            widgets(item.widgets, at / "widgets")
+        func section(_ item: Section) {
+            if let title = item.title, let key = key(of: title) {
+                trail.append(.key("title"))
+                report(key, nil)
+                trail.removeLast()
+            }
+            widgets(item.widgets, "widgets")
             if case .section(let replacement) = item.compatibility.fallback {
-                section(replacement, at / "fallback" / "section")
+                trail += [.key("fallback"), .key("section")]
+                section(replacement)
+                trail.removeLast(2)
             }
         }
-        widgets(page.header, path / "header")
-        for (index, item) in page.sections.enumerated() { section(item, path / "sections" / index) }
-        widgets(page.footer, path / "footer")
+        if let title = page.title, let key = key(of: title) { body(key, path / "title", nil) }
+        widgets(page.header, "header")
+        trail.append(.key("sections"))
+        for (index, item) in page.sections.enumerated() {
+            trail.append(.index(index))
+            section(item)
+            trail.removeLast()
+        }
+        trail.removeLast()
+        widgets(page.footer, "footer")
+    }
+
+    /// One step of a path below a pointer.
+    private enum Step {
+        case key(String)
+        case index(Int)
+
+        func extend(_ pointer: JSONPointer) -> JSONPointer {
+            switch self {
+            case .key(let key): pointer / key
+            case .index(let index): pointer / index
+            }
+        }
     }
 }
