@@ -85,16 +85,17 @@ extension Connection {
                 if !isHead { bytesBody = body }
             }
         case .prepared(let prepared):
-            let useGzip = prepared.gzip != nil && AcceptEncoding.prefersGzip(info.headers["Accept-Encoding"])
+            let gzipVariant =
+                AcceptEncoding.prefersGzip(info.headers["Accept-Encoding"]) ? prepared.gzipVariant() : nil
             if status.code == 200 && (info.method == .get || isHead),
                 let ifNoneMatch = info.headers["If-None-Match"], prepared.matches(ifNoneMatch: ifNoneMatch)
             {
                 status = .notModified
-                preparedHead = useGzip ? prepared.gzipNotModifiedHead : prepared.identityNotModifiedHead
+                preparedHead = gzipVariant?.notModifiedHead ?? prepared.identityNotModifiedHead
             } else if !status.forbidsBody {
-                preparedGzip = useGzip
-                preparedHead = useGzip ? prepared.gzipHead : prepared.identityHead
-                if !isHead { storageBody = useGzip ? prepared.gzip : prepared.identity }
+                preparedGzip = gzipVariant != nil
+                preparedHead = gzipVariant?.head ?? prepared.identityHead
+                if !isHead { storageBody = gzipVariant?.storage ?? prepared.identity }
             }
         case .stream(let start):
             if !status.forbidsBody {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A representation prepared once and served many times: identity bytes, gzip bytes (compressed once, or
 /// supplied precompressed), and an `ETag`, with the header lines for each variant pre-rendered.
 ///
@@ -5,6 +7,19 @@
 /// no header formatting beyond the status line and `Date`. The server picks the gzip variant when the request's
 /// `Accept-Encoding` prefers gzip (see ``AcceptEncoding``) and answers a matching `If-None-Match` with 304.
 public final class PreparedBody: Sendable {
+    /// The gzip bytes and their pre-rendered heads.
+    struct GzipVariant: Sendable {
+        let storage: ByteStorage
+        let head: [UInt8]
+        let notModifiedHead: [UInt8]
+    }
+
+    /// A gzip variant made on the first request that asks for it.
+    private enum LazyGzip {
+        case pending(bytes: [UInt8], level: Int32)
+        case made(GzipVariant?)
+    }
+
     public let contentType: String
     /// Strong ETag of the identity variant, e.g. `"\"9f3a…-800\""`.
     public let etag: String
@@ -12,12 +27,13 @@ public final class PreparedBody: Sendable {
     public let gzipETag: String?
 
     let identity: ByteStorage
-    let gzip: ByteStorage?
-    /// `Content-Type`, `Content-Length`, `ETag` (+ `Vary`) lines for each variant, and for 304 answers.
+    /// `Content-Type`, `Content-Length`, `ETag` (+ `Vary`) lines of the identity variant, and for 304 answers.
     let identityHead: [UInt8]
-    let gzipHead: [UInt8]
     let identityNotModifiedHead: [UInt8]
-    let gzipNotModifiedHead: [UInt8]
+    private let eagerGzip: GzipVariant?
+    /// Whether the gzip variant is made on demand (`lazyGzip`); eager bodies never take its lock.
+    private let isLazy: Bool
+    private let lazyGzip: Mutex<LazyGzip>
 
     /// Prepares `bytes`.
     /// - Parameters:
@@ -25,39 +41,66 @@ public final class PreparedBody: Sendable {
     ///   - gzip: precompressed gzip bytes of `bytes` (e.g. from a `.gz` file); when `nil` and `compress` is true
     ///     the body is compressed here once with zlib at `level`.
     ///   - compress: whether to build a gzip variant at all. The gzip variant is dropped when it is not smaller.
+    ///   - lazily: compress on the first request that prefers gzip instead of now (a representation made for one
+    ///     request, which a client may never ask for compressed). The answers then always carry
+    ///     `Vary: Accept-Encoding`; a gzip variant that is not smaller is not sent.
     public init(
-        _ bytes: [UInt8], contentType: String, gzip: [UInt8]? = nil, compress: Bool = true, level: Int32 = 9
+        _ bytes: [UInt8], contentType: String, gzip: [UInt8]? = nil, compress: Bool = true, level: Int32 = 9,
+        lazily: Bool = false
     ) {
         self.contentType = contentType
+        let lazy = lazily && gzip == nil && compress && !bytes.isEmpty
         var gzipBytes = gzip
-        if gzipBytes == nil && compress && !bytes.isEmpty {
+        if gzipBytes == nil && compress && !bytes.isEmpty && !lazy {
             let compressed = Gzip.compress(bytes, level: level)
             if compressed.count < bytes.count { gzipBytes = compressed }
         }
         let tag = PreparedBody.hash(bytes)
         etag = "\"\(tag)\""
         identity = ByteStorage(bytes)
-        self.gzip = gzipBytes.map(ByteStorage.init)
-        gzipETag = gzipBytes == nil ? nil : "\"\(tag)-gz\""
-        let vary = gzipBytes == nil ? "" : "Vary: Accept-Encoding\r\n"
+        let varies = gzipBytes != nil || lazy
+        gzipETag = varies ? "\"\(tag)-gz\"" : nil
+        let vary = varies ? "Vary: Accept-Encoding\r\n" : ""
         identityHead = Array(
             "Content-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\nETag: \(etag)\r\n\(vary)".utf8)
         identityNotModifiedHead = Array("ETag: \(etag)\r\n\(vary)".utf8)
-        if let gzipBytes, let gzipETag {
-            gzipHead = Array(
-                ("Content-Type: \(contentType)\r\nContent-Length: \(gzipBytes.count)\r\nContent-Encoding: gzip\r\n"
-                    + "ETag: \(gzipETag)\r\n\(vary)").utf8)
-            gzipNotModifiedHead = Array("ETag: \(gzipETag)\r\n\(vary)".utf8)
-        } else {
-            gzipHead = identityHead
-            gzipNotModifiedHead = identityNotModifiedHead
+        eagerGzip = gzipBytes.map { Self.variant($0, contentType: contentType, etag: "\"\(tag)-gz\"") }
+        isLazy = lazy
+        lazyGzip = Mutex(lazy ? .pending(bytes: bytes, level: level) : .made(nil))
+    }
+
+    private static func variant(_ bytes: [UInt8], contentType: String, etag: String) -> GzipVariant {
+        GzipVariant(
+            storage: ByteStorage(bytes),
+            head: Array(
+                ("Content-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\nContent-Encoding: gzip\r\n"
+                    + "ETag: \(etag)\r\nVary: Accept-Encoding\r\n").utf8),
+            notModifiedHead: Array("ETag: \(etag)\r\nVary: Accept-Encoding\r\n".utf8))
+    }
+
+    /// The gzip variant, compressed now if it was prepared lazily and this is the first request for it; `nil`
+    /// when there is none (or it would not be smaller).
+    func gzipVariant() -> GzipVariant? {
+        guard isLazy else { return eagerGzip }
+        return lazyGzip.withLock { state in
+            switch state {
+            case .made(let variant):
+                return variant
+            case .pending(let bytes, let level):
+                let compressed = Gzip.compress(bytes, level: level)
+                let variant =
+                    compressed.count < bytes.count
+                    ? Self.variant(compressed, contentType: contentType, etag: gzipETag!) : nil
+                state = .made(variant)
+                return variant
+            }
         }
     }
 
     /// The identity bytes.
     public var identityBytes: [UInt8] { identity.bytes }
-    /// The gzip bytes, when a gzip variant exists.
-    public var gzipBytes: [UInt8]? { gzip?.bytes }
+    /// The gzip bytes, when a gzip variant exists (made now if it was prepared lazily).
+    public var gzipBytes: [UInt8]? { gzipVariant()?.storage.bytes }
 
     /// Whether `ifNoneMatch` (a request's `If-None-Match` value) matches either variant (weak comparison).
     public func matches(ifNoneMatch: String) -> Bool {

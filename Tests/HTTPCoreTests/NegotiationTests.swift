@@ -57,6 +57,21 @@ struct NegotiationTests {
         #expect(tiny.gzipBytes == nil)
     }
 
+    /// A lazily prepared body compresses on the first request for gzip, once, and says from the start that it varies.
+    @Test func lazyGzipIsMadeOnFirstUse() throws {
+        let json = Array(String(repeating: "{\"k\":\"value\"},", count: 200).utf8)
+        let body = PreparedBody(json, contentType: "application/json", lazily: true)
+        #expect(String(decoding: body.identityHead, as: UTF8.self).contains("Vary: Accept-Encoding"))
+        #expect(body.gzipETag == body.etag.dropLast() + "-gz\"")
+        let variant = try #require(body.gzipVariant())
+        #expect(Gzip.decompress(variant.storage.bytes) == json)
+        #expect(String(decoding: variant.head, as: UTF8.self).contains("Content-Encoding: gzip"))
+        #expect(body.gzipVariant()?.storage === variant.storage, "compressed once")
+        let tiny = PreparedBody(Array("a".utf8), contentType: "text/plain", lazily: true)
+        #expect(tiny.gzipVariant() == nil, "a gzip variant that is not smaller is not sent")
+        #expect(tiny.gzipBytes == nil)
+    }
+
     @Test func gzipRoundTrip() {
         let input = Array((0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7 % 13) })
         #expect(Gzip.decompress(Gzip.compress(input, level: 1)) == input)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # flow-bff's composed provider page (product-page-example, `GET /v1/pages/product-live?productID=p-2210`, catalog +
 # reviews fetched concurrently from upstream) and its `live.cart.add` action vs a reference BFF in Go net/http
-# (bench/upstreams/reference) doing the same composition against the same upstreams.
+# (bench/upstreams/reference) doing the same composition against the same upstreams. "distinct" is the same page for
+# p-3307, whose reviews upstream answers differently on every request: every composed page is new, so nothing
+# flow-bff keeps per page version (the checked page, its encoded and compressed bytes) is reused.
 #
 #   bench/upstreams/run.sh                                    # DURATION=10 ROUNDS=2
 #   BFF_BIN=/tmp/ppe-baseline DURATION=3 ROUNDS=1 bench/upstreams/run.sh
@@ -62,7 +64,12 @@ http {
     server {
         listen 127.0.0.1:$NGINX_PORT;
         location = /products/p-2210 { return 200 '{"id":"p-2210","title":"Cast Iron Skillet 26 cm","price":"€39.00","imageURL":"https://img.example.com/products/p-2210/hero@3x.jpg","description":"Pre-seasoned and oven-safe to 260 °C."}'; }
-        location = /reviews { return 200 '{"rating":4.8,"count":312,"items":[{"author":"Maria","text":"Heats evenly, worth the weight."},{"author":"Jonas","text":"Great sear on steaks."}]}'; }
+        location = /products/p-3307 { return 200 '{"id":"p-3307","title":"Carbon Steel Wok 32 cm","price":"€54.00","imageURL":"https://img.example.com/products/p-3307/hero@3x.jpg","description":"Hand-hammered, for gas and induction."}'; }
+        location = /reviews {
+            # p-3307: a review that differs on every request (nginx's \$request_id), so every composed page is new.
+            if (\$arg_productID = p-3307) { return 200 '{"rating":4.6,"count":98,"items":[{"author":"Lena","text":"Order \$request_id arrived well packed."}]}'; }
+            return 200 '{"rating":4.8,"count":312,"items":[{"author":"Maria","text":"Heats evenly, worth the weight."},{"author":"Jonas","text":"Great sear on steaks."}]}';
+        }
         location = /cart/items { return 200 '{"count":1}'; }
         location = /nginx_status { stub_status; }
     }
@@ -86,6 +93,8 @@ GO_PID=$!
 PIDS+=("$GO_PID")
 
 PAGE="/v1/pages/product-live?productID=p-2210"
+# The same composition whose reviews upstream answers differently on every request: no two pages are equal.
+DISTINCT="/v1/pages/product-live?productID=p-3307"
 ACTION="/v1/actions/live.cart.add"
 BFF="http://127.0.0.1:$BFF_PORT"
 GO="http://127.0.0.1:$GO_PORT"
@@ -103,6 +112,10 @@ for base in "$BFF" "$GO"; do
     [[ $code == 200 ]] || { echo "action at $base answered $code: $(cat "$WORK/action.json")" >&2; exit 1; }
 done
 python3 "$HERE/compare.py" "$WORK/bff.json" "$WORK/go.json" >&2
+for base in "$BFF" "$GO"; do
+    a=$(curl -fs "$base$DISTINCT") && b=$(curl -fs "$base$DISTINCT") || { echo "distinct page failed at $base" >&2; exit 1; }
+    [[ $a != "$b" && $a != *degradations* ]] || { echo "distinct page at $base is not distinct or is degraded" >&2; exit 1; }
+done
 
 cat >"$WORK/post.lua" <<LUA
 wrk.method = "POST"
@@ -128,12 +141,14 @@ RESULTS="$WORK/results.tsv"
 DIRECT="$WORK/direct.tsv"
 : >"$RESULTS"
 : >"$DIRECT"
-echo "running: $ROUNDS rounds x {1,64} connections x {page plain, page gzip, action} x 2 servers, ${DURATION}s each" >&2
+echo "running: $ROUNDS rounds x {1,64} connections x {page plain, page gzip, distinct page, action} x 2 servers," \
+    "${DURATION}s each" >&2
 for round in $(seq "$ROUNDS"); do
     if ((round % 2)); then order="go flow-bff"; else order="flow-bff go"; fi
     for conns in 1 64; do
-        for what in "page plain" "page gzip" "action plain"; do
+        for what in "page plain" "page gzip" "distinct plain" "action plain"; do
             route=$PAGE; SCRIPT=""
+            [[ $what == distinct* ]] && route=$DISTINCT
             [[ $what == action* ]] && { route=$ACTION; SCRIPT="$WORK/post.lua"; }
             for server in $order; do
                 if [[ $server == go ]]; then

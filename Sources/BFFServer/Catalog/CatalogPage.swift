@@ -99,13 +99,15 @@ public struct CatalogPage: Sendable {
         set { storageForWriting().variants = newValue }
     }
 
+    /// - Parameter encoded: the page's bytes (`page.encoded()`) when the caller has them already; else the page
+    ///   is encoded here, a section at a time, for its version.
     public init(
         page: PageModel, pageSize: Int, cacheControl: String, actionNames: [String] = [], file: String = "",
-        strings: LocalizedStrings? = nil
+        strings: LocalizedStrings? = nil, encoded: [UInt8]? = nil
     ) {
         // The encoded page is hashed as it is written, a section at a time: a long page never exists as one buffer.
         let digest = Crypto.sha256 { feed in
-            page.encoded(into: feed)
+            if let encoded { feed(encoded) } else { page.encoded(into: feed) }
             feed(Array("|\(pageSize)".utf8))
             if let strings { feed(strings.fingerprint) }
         }

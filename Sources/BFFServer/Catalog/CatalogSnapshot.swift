@@ -28,7 +28,8 @@ final class CatalogSnapshot: Sendable {
                 continue
             }
             let key = RepresentationKey.firstLoad(page, parameters: [:], variant: .plain)
-            firstLoads[page.version] = Representation.make(page, key, variant: .plain, cursors: cursors)
+            firstLoads[page.version] = Representation.make(
+                page, key, variant: .plain, cursors: cursors, lazyGzip: false)
         }
         self.firstLoads = firstLoads
         var actions: [String: PreparedBody] = [:]

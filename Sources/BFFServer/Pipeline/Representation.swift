@@ -61,9 +61,12 @@ enum Representation {
     /// - Parameters:
     ///   - variant: the client variant `key` names (its capabilities parsed).
     ///   - cursors: signs the postbacks of the envelope's pagination.
-    static func make(_ page: CatalogPage, _ key: RepresentationKey, variant: ClientVariant, cursors: CursorCodec)
-        -> PreparedBody?
-    {
+    ///   - lazyGzip: compress on the first request for gzip (a representation made while answering), not now (the
+    ///     first loads prepared with a catalog snapshot).
+    static func make(
+        _ page: CatalogPage, _ key: RepresentationKey, variant: ClientVariant, cursors: CursorCodec,
+        lazyGzip: Bool = true
+    ) -> PreparedBody? {
         let postback = { (position: Int) in cursors.encode(key.cursor(pageID: page.page.id, position: position)) }
         let resolver = variant.resolver(for: page)
         var degradations = key.degradations
@@ -89,7 +92,7 @@ enum Representation {
             encode(
                 envelope, degradations: variant.capabilities == nil && key.degradations.isEmpty ? nil : degradations,
                 locale: page.strings.map { variant.locale ?? $0.defaultLocale }),
-            contentType: "application/json", level: 6)
+            contentType: "application/json", level: 6, lazily: lazyGzip)
     }
 
     /// Envelope bytes with the resolution members appended: `degradations` (present whenever the client sent

@@ -26,10 +26,28 @@ extension BFFApplication {
             "The page provider for \"\(context.pageID)\"", timeout: registration.options.timeout,
             timeoutCode: "provider_timeout", title: "Provider timeout",
             count: { providers.count(context.pageID, outcome: $0) }, { try await provider(context) })
-        let page = try validate(provided, context: context, options: registration.options)
+        let page =
+            try unchanged(provided, context: context, options: registration.options)
+            ?? validate(provided, context: context, options: registration.options)
         providers.count(context.pageID, outcome: provided.degradations.isEmpty ? "ok" : "degraded")
         providers.remember(page, parameters: context.parameters)
         return (page, provided.degradations)
+    }
+
+    /// The page last served for the same parameters when the provider returned it again unchanged (the same
+    /// document, strings and options): it passed ``validate(_:context:options:)`` then, and keeps its version, so
+    /// its prepared representations are reused too. A page the decoder had to normalise never equals its source,
+    /// and is checked every time.
+    func unchanged(_ provided: ProvidedPage, context: PageRequestContext, options: PageProviderOptions)
+        -> CatalogPage?
+    {
+        guard
+            let last = providers.remembered(context.pageID, parameters: context.parameters), last.page == provided.page,
+            last.strings == provided.strings,
+            last.pageSize == options.pageSize ?? configuration.pages.defaultPageSize,
+            last.cacheControl == options.cacheControl ?? configuration.pages.cacheControl
+        else { return nil }
+        return last
     }
 
     /// The provider's page checked with the same decoder, lint and string rules as a page file.
@@ -47,11 +65,15 @@ extension BFFApplication {
                     "unexpected_pagination", "/page/pagination", "providers return no pagination; the server adds it"))
         }
         var page = provided.page
+        // One JSON tree serves the decoder and, when decoding changed nothing, the content version.
+        let json = provided.page.json
+        var encoded: [UInt8]?
         do {
-            let decoded = try PageDecoder().decodePage(json: provided.page.json, at: "/page")
+            let decoded = try PageDecoder().decodePage(json: json, at: "/page")
             diagnostics += decoded.diagnostics + PageValidator().validate(decoded.value, at: "/page")
             diagnostics += PageFile.checkMarkers(decoded.value, strings: provided.strings)
             page = decoded.value
+            if page == provided.page { encoded = JSONWriter().write(json) }
         } catch {
             diagnostics.append(error.diagnostic)
         }
@@ -72,6 +94,7 @@ extension BFFApplication {
         }
         return CatalogPage(
             page: page, pageSize: options.pageSize ?? configuration.pages.defaultPageSize,
-            cacheControl: options.cacheControl ?? configuration.pages.cacheControl, strings: provided.strings)
+            cacheControl: options.cacheControl ?? configuration.pages.cacheControl, strings: provided.strings,
+            encoded: encoded)
     }
 }

@@ -66,6 +66,11 @@ public final class PageProviders: Sendable {
         recent[PageKey(pageID: pageID, parameters: parameters)].flatMap { $0.version == version ? $0 : nil }
     }
 
+    /// The page last produced for `parameters`, whatever its version.
+    func remembered(_ pageID: String, parameters: [String: String]) -> CatalogPage? {
+        recent[PageKey(pageID: pageID, parameters: parameters)]
+    }
+
     /// The page last produced for `pageID` with any parameters (action requests are checked against it).
     func latest(_ pageID: String) -> CatalogPage? {
         recent[PageKey(pageID: pageID, parameters: nil)]

@@ -88,6 +88,9 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// How many server loops this client runs on now (tests).
+    var hostedLoopCount: Int { hosted.withLock { $0.loops.count } }
+
     /// Forgets a hosted loop that finished (its server loop ended, or the client was shut down).
     func forget(_ loop: HTTPClientLoop) {
         hosted.withLock { $0.loops.removeAll { $0 === loop } }

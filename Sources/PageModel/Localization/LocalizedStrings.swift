@@ -19,8 +19,10 @@ public struct LocalizedStrings: Sendable, Hashable {
 
     /// The key of a marker string (`"$l10n:cart.title"` → `cart.title`), else `nil`.
     public static func key(of text: String) -> Substring? {
-        guard text.hasPrefix(marker) else { return nil }
-        return text.dropFirst(marker.count)
+        // Byte-wise: asked of every string of every checked page, nearly always about one that is not a marker.
+        let bytes = text.utf8
+        guard bytes.first == UInt8(ascii: "$"), bytes.starts(with: marker.utf8) else { return nil }
+        return Substring(bytes.dropFirst(marker.utf8.count))
     }
 
     /// The text for `key` in `locale`, else in the default locale.
