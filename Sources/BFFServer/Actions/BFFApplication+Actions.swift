@@ -90,8 +90,10 @@ extension BFFApplication {
         let response = try await runUnderDeadline(
             "The action handler for \"\(name)\"", timeout: handler.options.timeout, timeoutCode: "action_timeout",
             title: "Action timeout", count: { actions.count(name, outcome: $0) }, { try await work(context) })
-        let encoded = Envelope.actionResponse(response).encoded()
-        let errors = Self.diagnostics(of: encoded).filter { $0.severity == .error }
+        // One JSON tree gives the bytes that are sent and the value decoded to check them.
+        let json = Envelope.actionResponse(response).json
+        let encoded = JSONWriter().write(json)
+        let errors = Self.diagnostics(of: json).filter { $0.severity == .error }
         guard errors.isEmpty else {
             actions.count(name, outcome: ActionProblemCode.invalidActionResponse)
             log.error(
@@ -115,16 +117,16 @@ extension BFFApplication {
         return ActionAnswer(response: response, prepared: nil, encoded: encoded)
     }
 
-    /// What the codec and the lint rules find in a computed answer: it is encoded and decoded like a device would
+    /// What the codec and the lint rules find in a computed answer: it is decoded like a device would
     /// (unknown or malformed content shows up here), and what its mutations bring and its effects are linted
     /// (`unsafe_url` deeplinks included). Mutation targets are
     /// not checked against the page: a device may hold widgets an earlier answer brought.
-    /// `envelope` is the encoded answer, the bytes that are then sent.
-    static func diagnostics(of envelope: [UInt8]) -> [Diagnostic] {
+    /// `envelope` is the answer's JSON, the value whose bytes are then sent.
+    static func diagnostics(of envelope: JSONValue) -> [Diagnostic] {
         let decoded: ActionResponse
         var diagnostics: [Diagnostic]
         do {
-            let result = try PageDecoder().decodeActionResponse(envelope)
+            let result = try PageDecoder().decodeActionResponse(json: envelope)
             decoded = result.value
             diagnostics = result.diagnostics
         } catch {

@@ -43,7 +43,12 @@ public struct PageDecoder: Sendable {
 
     /// Decodes an `actionResponse` envelope.
     public func decodeActionResponse(_ bytes: some Collection<UInt8>) throws(ContractError) -> Decoded<ActionResponse> {
-        let decoded = try decodeEnvelope(bytes)
+        try decodeActionResponse(json: try parse(bytes))
+    }
+
+    /// Decodes an `actionResponse` envelope from an already parsed value (a server checking an answer it built).
+    public func decodeActionResponse(json: JSONValue) throws(ContractError) -> Decoded<ActionResponse> {
+        let decoded = try decodeEnvelope(json: json)
         guard case .actionResponse(let response) = decoded.value else {
             throw Self.unexpectedKind(decoded.value, .actionResponse)
         }
