@@ -37,14 +37,33 @@ public struct UpstreamConfiguration: Sendable, Hashable {
 public struct UpstreamResponse: Sendable {
     public var status: Int
     public var body: [UInt8]
-    /// Header fields, names lowercased (the last value of a repeated field).
-    public var headers: [String: String]
+    /// The answer's header fields as received, read on demand (most callers read one field or none).
+    private var fields: HTTPClientResponse
 
     public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
         self.status = status
         self.body = body
-        self.headers = headers
+        fields = HTTPClientResponse(status: status, headers: headers.map { ($0.key, $0.value) })
     }
+
+    init(_ response: HTTPClientResponse) {
+        status = response.status
+        body = response.body
+        fields = response
+    }
+
+    /// Header fields, names lowercased (the last value of a repeated field).
+    public var headers: [String: String] {
+        get {
+            var headers: [String: String] = [:]
+            for field in fields.headers { headers[field.name.lowercased()] = field.value }
+            return headers
+        }
+        set { fields.headers = newValue.map { ($0.key, $0.value) } }
+    }
+
+    /// The first value of the field `name` (case-insensitive).
+    public func header(_ name: String) -> String? { fields.header(name) }
 }
 
 /// A failed upstream call: `upstream_timeout`, `upstream_unavailable` (no connection, a connection lost or an
@@ -214,14 +233,6 @@ public final class UpstreamClient: Sendable {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-extension UpstreamResponse {
-    init(_ response: HTTPClientResponse) {
-        var headers: [String: String] = [:]
-        for field in response.headers { headers[field.name.lowercased()] = field.value }
-        self.init(status: response.status, body: response.body, headers: headers)
     }
 }
 

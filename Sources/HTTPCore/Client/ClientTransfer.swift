@@ -64,51 +64,14 @@ final class ClientTransfer: @unchecked Sendable {
         }
         headerBytes.append(contentsOf: line)
     }
-
-    /// The final response's header fields (`name: value` lines; obsolete folded lines are joined).
-    func headerFields() -> [(name: String, value: String)] {
-        var fields: [(name: String, value: String)] = []
-        var lineStart = 0
-        let bytes = headerBytes
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\n") else {
-                index += 1
-                continue
-            }
-            var end = index
-            if end > lineStart, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-            let line = bytes[lineStart..<end]
-            lineStart = index + 1
-            index += 1
-            guard let first = line.first else { continue }
-            if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-                if !fields.isEmpty { fields[fields.count - 1].value += " " + trimmed(line) }
-                continue
-            }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            fields.append(
-                (String(decoding: line[line.startIndex..<colon], as: UTF8.self), trimmed(line[(colon + 1)...])))
-        }
-        return fields
-    }
-
-    private func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
-        var slice = bytes
-        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-            slice = slice.dropFirst()
-        }
-        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
-            slice = slice.dropLast()
-        }
-        return String(decoding: slice, as: UTF8.self)
-    }
 }
 
 /// A libcurl easy handle and its error buffer, reused across transfers (``HTTPClientLoop`` keeps a few).
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Whether the loop's shared options are set (``HTTPClientLoop`` sets them once, on first use).
+    var prepared = false
 
     init?() {
         guard let handle = curl_easy_init() else { return nil }

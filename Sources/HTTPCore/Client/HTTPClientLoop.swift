@@ -206,31 +206,18 @@ final class HTTPClientLoop: @unchecked Sendable {
         }
     }
 
-    /// Sets every option of one transfer on `easy` (a fresh or reset handle); a problem for a request libcurl
-    /// refuses (an unsupported URL).
-    private func configure(_ easy: CurlEasy, for transfer: ClientTransfer) -> HTTPClientError? {
+    /// The options every transfer of this loop shares, set once when a handle is made (handles are reused without
+    /// `curl_easy_reset`, which would clear them and cost more than the transfer's own options).
+    private func prepare(_ easy: CurlEasy) {
         let handle = easy.handle
-        let request = transfer.request
-        easy.errorBuffer[0] = 0
-        guard flow_curl_easy_setopt_string(handle, CURLOPT_URL, request.url) == CURLE_OK,
-            request.url.hasPrefix("http://") || request.url.hasPrefix("https://")
-        else { return HTTPClientError(.invalidURL, "not an http(s) URL: \(request.url)") }
-        let transferPointer = Unmanaged.passUnretained(transfer).toOpaque()
         let me = Unmanaged.passUnretained(self).toOpaque()
         flow_curl_easy_setopt_long(handle, CURLOPT_PROTOCOLS, 3)  // CURLPROTO_HTTP | CURLPROTO_HTTPS
         flow_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         flow_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, easy.errorBuffer)
         flow_curl_easy_setopt_write(handle, curlWriteCallback)
-        flow_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, transferPointer)
         flow_curl_easy_setopt_header(handle, curlHeaderCallback)
-        flow_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, transferPointer)
         flow_curl_easy_setopt_close_socket(handle, curlCloseSocketCallback)
         flow_curl_easy_setopt_pointer(handle, CURLOPT_CLOSESOCKETDATA, me)
-        let timeout = max(1, Int(request.timeout.nanoseconds / 1_000_000))
-        flow_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout)
-        flow_curl_easy_setopt_long(
-            handle, CURLOPT_CONNECTTIMEOUT_MS,
-            min(timeout, max(1, Int(configuration.connectTimeout.nanoseconds / 1_000_000))))
         flow_curl_easy_setopt_long(
             handle, CURLOPT_MAXAGE_CONN, max(1, Int(configuration.idleConnectionTimeout.nanoseconds / 1_000_000_000)))
         flow_curl_easy_setopt_long(
@@ -252,6 +239,30 @@ final class HTTPClientLoop: @unchecked Sendable {
             flow_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             flow_curl_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
         }
+        easy.prepared = true
+    }
+
+    /// Sets the options of one transfer on `easy`, every one a previous transfer may have set (the handle is not
+    /// reset between transfers); a problem for a request libcurl refuses (an unsupported URL).
+    private func configure(_ easy: CurlEasy, for transfer: ClientTransfer) -> HTTPClientError? {
+        if !easy.prepared { prepare(easy) }
+        let handle = easy.handle
+        let request = transfer.request
+        easy.errorBuffer[0] = 0
+        guard flow_curl_easy_setopt_string(handle, CURLOPT_URL, request.url) == CURLE_OK,
+            request.url.hasPrefix("http://") || request.url.hasPrefix("https://")
+        else { return HTTPClientError(.invalidURL, "not an http(s) URL: \(request.url)") }
+        let transferPointer = Unmanaged.passUnretained(transfer).toOpaque()
+        flow_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, transferPointer)
+        flow_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, transferPointer)
+        let timeout = max(1, Int(request.timeout.nanoseconds / 1_000_000))
+        flow_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout)
+        flow_curl_easy_setopt_long(
+            handle, CURLOPT_CONNECTTIMEOUT_MS,
+            min(timeout, max(1, Int(configuration.connectTimeout.nanoseconds / 1_000_000))))
+        // Every method starts from a plain GET: CURLOPT_HTTPGET clears a previous transfer's POST and NOBODY.
+        flow_curl_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        flow_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil)
         switch request.method {
         case "GET": break
         case "HEAD": flow_curl_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
@@ -271,6 +282,7 @@ final class HTTPClientLoop: @unchecked Sendable {
             }
         } else if request.method == "POST" {
             flow_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            flow_curl_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
         }
         // No `Expect: 100-continue` round trip for larger bodies: upstreams are ours.
         var list = curl_slist_append(nil, "Expect:")
@@ -299,8 +311,7 @@ final class HTTPClientLoop: @unchecked Sendable {
             if code == CURLE_OK {
                 var status = 0
                 flow_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-                let response = HTTPClientResponse(
-                    status: status, headers: transfer.headerFields(), body: transfer.body)
+                let response = HTTPClientResponse(status: status, lines: transfer.headerBytes, body: transfer.body)
                 transfer.body = []
                 complete(transfer, easy, response: response)
             } else {
@@ -338,9 +349,13 @@ final class HTTPClientLoop: @unchecked Sendable {
         }
     }
 
+    /// Keeps `easy` for a later transfer, its shared options still set; the finished transfer's header list (freed
+    /// with the transfer) and data pointers are taken off it first.
     private func recycle(_ easy: CurlEasy) {
         guard !stopping, spareHandles.count < 64 else { return }
-        curl_easy_reset(easy.handle)
+        flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_HTTPHEADER, nil)
+        flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, nil)
+        flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, nil)
         spareHandles.append(easy)
     }
 
