@@ -11,7 +11,7 @@ extension JSONRepresentable {
 
 extension Envelope: JSONRepresentable {
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 4)
         object["schemaVersion"] = .number(Double(Envelope.schemaVersion))
         object["kind"] = .string(kind.rawValue)
         switch self {
@@ -34,7 +34,7 @@ extension PageModel: JSONRepresentable {
     /// The page's members in wire order, `sections` standing for the section array (so the streamed encoding in
     /// PageModel+EncodedPieces.swift writes the same bytes without building the array).
     func members(sections: JSONValue) -> JSONObject {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 6)
         object["id"] = .string(id)
         if let title { object["title"] = .string(title) }
         if !header.isEmpty { object["header"] = .array(header.map(\.json)) }
@@ -47,7 +47,7 @@ extension PageModel: JSONRepresentable {
 
 extension Section: JSONRepresentable {
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 6)
         object["id"] = .string(id)
         if let title { object["title"] = .string(title) }
         object["widgets"] = .array(widgets.map(\.json))
@@ -58,7 +58,7 @@ extension Section: JSONRepresentable {
 
 extension Widget: JSONRepresentable {
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 8)
         object["id"] = .string(id)
         object["type"] = .string(type)
         object["content"] = content
@@ -74,7 +74,7 @@ extension Widget: JSONRepresentable {
 
 extension Pagination: JSONRepresentable {
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 2)
         object["hasMore"] = .bool(hasMore)
         if let postback { object["postback"] = .string(postback) }
         return .object(object)
@@ -83,7 +83,7 @@ extension Pagination: JSONRepresentable {
 
 extension Action: JSONRepresentable {
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 3)
         object["type"] = .string(type)
         switch self {
         case .toast(let message): object["message"] = .string(message)
@@ -106,7 +106,7 @@ extension Action: JSONRepresentable {
 
 extension PageMutation: JSONRepresentable {
     public var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 3)
         object["type"] = .string(type)
         switch self {
         case .replacePage(let page): object["page"] = page.json

@@ -18,6 +18,13 @@ public struct JSONObject: Sendable, Hashable {
         self.members = members
     }
 
+    /// An empty object with room for `capacity` members: an encoder that knows how many members it writes at most
+    /// builds the object without growing its storage member by member.
+    public init(capacity: Int) {
+        members = []
+        members.reserveCapacity(capacity)
+    }
+
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }

@@ -69,24 +69,54 @@ public struct JSONWriter: Sendable {
 
     private static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        guard let base = bytes.baseAddress else {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        let count = bytes.count
         var runStart = 0
-        for (position, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
-            runStart = position + 1
-            switch byte {
-            case 0x22: output.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            default:
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0xF)])
+        var position = 0
+        while position < count {
+            // Eight bytes at a time while none of them needs an escape (nearly every string of a page).
+            while position + 8 <= count,
+                !needsEscape(UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            {
+                position += 8
+            }
+            let end = min(position + 8, count)
+            while position < end {
+                let byte = base[position]
+                position += 1
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position - 1]))
+                runStart = position
+                switch byte {
+                case 0x22: output.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0xF)])
+                }
             }
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether one of the eight bytes of `word` is a control character, `"` or `\` (the classic "has less than"
+    /// and "has zero" word tests: exact about whether such a byte exists, which is all the scan asks).
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        return (control | ((quote &- ones) & ~quote & highs) | ((backslash &- ones) & ~backslash & highs)) != 0
     }
 }
 
