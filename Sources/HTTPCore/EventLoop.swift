@@ -51,11 +51,14 @@ final class EventLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     /// Work handed over on the loop itself (a task resumed by a socket event, a promise completed by a task on
     /// the loop): run after the current event, before the loop waits again, with no lock and no wake-up.
-    var localTasks: [() -> Void] = []
-    var localJobs: [UnownedJob] = []
+    // Read after every event: `@exclusivity(unchecked)` spares the runtime access check each read would cost
+    // (the compiler cannot prove that jobs run by `runLocalWork` do not overlap them); confined to the loop thread,
+    // and every access is a single read, swap or append.
+    @exclusivity(unchecked) var localTasks: [() -> Void] = []
+    @exclusivity(unchecked) var localJobs: [UnownedJob] = []
     /// Client loops hosted here (EventLoop+Clients.swift), by ``HTTPClient`` id, and the sockets they watch.
     var clientLoops: [Int: HTTPClientLoop] = [:]
-    var hostedClients: [HTTPClientLoop] = []
+    @exclusivity(unchecked) var hostedClients: [HTTPClientLoop] = []
     var foreignSockets: [Int32: HTTPClientLoop] = [:]
 
     // Loop state.

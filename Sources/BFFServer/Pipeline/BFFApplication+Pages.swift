@@ -65,6 +65,7 @@ extension BFFApplication {
     /// The response for `key` of `page`: the prepared body from the snapshot's first loads or the representation
     /// cache (made on a miss), with the page's `Cache-Control`, `Vary`, `Content-Language` and `headers`.
     /// - Throws: 400 `invalid_cursor` when the key's position is past the end of the page.
+    @inline(__always)
     func response(
         _ page: CatalogPage, _ key: RepresentationKey, variant: () throws(ProblemDetails) -> ClientVariant,
         headers: HTTPFields = [:], snapshot: CatalogSnapshot
