@@ -228,34 +228,32 @@ final class Connection {
         case .response(let response):
             send(response, info)
         case .deferred(let start):
-            phase = .waiting
-            current = info
-            let sequence = self.sequence
-            let bound = LoopBound(value: self)
+            let complete = waitForReply(info)
             let loop = self.loop
-            let promise = HTTPPromise { result in
-                loop.execute { bound.value.completeDeferred(sequence, result) }
-            }
-            start(promise)
+            start(HTTPPromise { result in loop.execute { complete(result) } })
         case .task(let work):
-            phase = .waiting
-            current = info
-            let sequence = self.sequence
-            let bound = LoopBound(value: self)
+            let complete = waitForReply(info)
             let loop = self.loop
             Task(executorPreference: loop) {
                 let result: Result<HTTPReply, any Error>
                 do { result = .success(try await work()) } catch { result = .failure(error) }
                 // Still on the loop (a job never runs inside a connection's event): send now.
-                if loop.isCurrent {
-                    bound.value.completeDeferred(sequence, result)
-                } else {
-                    loop.execute { bound.value.completeDeferred(sequence, result) }
-                }
+                if loop.isCurrent { complete(result) } else { loop.execute { complete(result) } }
             }
         case .fault(let fault):
             perform(fault, info)
         }
+    }
+
+    /// Puts the connection in the waiting phase for the reply to `info`'s request; the returned function completes
+    /// it, on the loop thread only (a completion for an earlier request, or after the connection moved on, is
+    /// ignored).
+    private func waitForReply(_ info: RequestInfo) -> @Sendable (Result<HTTPReply, any Error>) -> Void {
+        phase = .waiting
+        current = info
+        let sequence = self.sequence
+        let bound = LoopBound(value: self)
+        return { result in bound.value.completeDeferred(sequence, result) }
     }
 
     private func completeDeferred(_ sequence: UInt64, _ result: Result<HTTPReply, any Error>) {

@@ -31,8 +31,8 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
     /// The deadline the timer is armed for (monotonic nanoseconds), or `UInt64.max`.
     private var armedDeadline = UInt64.max
     private var sources: [Int32: DispatchSocketSources] = [:]
-    /// Sockets of the loop's hosted HTTP clients (libcurl's), by descriptor.
-    private var foreign: [Int32: DispatchSocketSources] = [:]
+    /// Sockets of the loop's hosted HTTP clients (libcurl's).
+    private var foreign: DispatchSocketTable
     /// The loop this poller drives; released by ``stop()`` (the loop owns the poller).
     private var loop: EventLoop?
     private var stopped = false
@@ -44,6 +44,7 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
         self.listenFD = listenFD
         watchedBase = Int32(clamping: Platform.descriptorLimit() / 2)
         queue = DispatchQueue(label: "http-loop-\(index)")
+        foreign = DispatchSocketTable(queue: queue)
     }
 
     func start(_ loop: EventLoop) {
@@ -146,34 +147,21 @@ final class DispatchPoller: EventPoller, @unchecked Sendable {
     }
 
     func watchForeign(_ fd: Int32, _ interest: Readiness) {
-        let entry: DispatchSocketSources
-        if let existing = foreign[fd] {
-            entry = existing
-        } else {
-            entry = DispatchSocketSources(
-                fd: fd, queue: queue, readable: { [self] in handle { $0.foreignSocketReady(fd, .readable) } },
-                writable: { [self] in handle { $0.foreignSocketReady(fd, .writable) } })
-            foreign[fd] = entry
-        }
-        entry.set(reading: interest.contains(.readable), writing: interest.contains(.writable))
+        foreign.watch(fd, interest) { [self] fd, readiness in handle { $0.foreignSocketReady(fd, readiness) } }
     }
 
     func unwatchForeign(_ fd: Int32) {
-        foreign[fd]?.set(reading: false, writing: false)
+        foreign.unwatch(fd)
     }
 
     func closeForeign(_ fd: Int32) {
-        guard let entry = foreign.removeValue(forKey: fd) else {
-            System.close(fd)
-            return
-        }
-        entry.cancel()
+        foreign.close(fd)
     }
 
     func stop() {
         timer?.cancel()
         timer = nil
-        for fd in Array(foreign.keys) { closeForeign(fd) }
+        foreign.closeAll()
         if let listener {
             if !listening { listener.resume() }
             listener.cancel()

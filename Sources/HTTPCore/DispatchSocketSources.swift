@@ -55,3 +55,46 @@ final class DispatchSocketSources {
         write.cancel()
     }
 }
+
+/// Sources by socket for the sockets a poller watches on libcurl's behalf (a client loop of its own, or libcurl's
+/// sockets hosted on a server loop): watched, paused and closed by descriptor. Confined to `queue`.
+struct DispatchSocketTable {
+    private var entries: [Int32: DispatchSocketSources] = [:]
+    private let queue: DispatchQueue
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// Reports `fd` for `interest` to `ready` (on `queue`) from now on; `ready` is kept from the first call.
+    mutating func watch(_ fd: Int32, _ interest: Readiness, ready: @escaping (Int32, Readiness) -> Void) {
+        let entry: DispatchSocketSources
+        if let existing = entries[fd] {
+            entry = existing
+        } else {
+            entry = DispatchSocketSources(
+                fd: fd, queue: queue, readable: { ready(fd, .readable) }, writable: { ready(fd, .writable) })
+            entries[fd] = entry
+        }
+        entry.set(reading: interest.contains(.readable), writing: interest.contains(.writable))
+    }
+
+    /// Stops reporting `fd` (its owner keeps it open).
+    func unwatch(_ fd: Int32) {
+        entries[fd]?.set(reading: false, writing: false)
+    }
+
+    /// Stops reporting `fd` and closes it once its sources are cancelled (at once when it is not watched).
+    mutating func close(_ fd: Int32) {
+        guard let entry = entries.removeValue(forKey: fd) else {
+            System.close(fd)
+            return
+        }
+        entry.cancel()
+    }
+
+    /// Closes every watched socket.
+    mutating func closeAll() {
+        for fd in Array(entries.keys) { close(fd) }
+    }
+}

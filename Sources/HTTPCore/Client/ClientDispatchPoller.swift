@@ -14,7 +14,7 @@ import Dispatch
 final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
     private let queue: DispatchQueue
     private var timer: (any DispatchSourceTimer)?
-    private var sources: [Int32: DispatchSocketSources] = [:]
+    private var sockets: DispatchSocketTable
     private var loop: HTTPClientLoop?
     private var stopped = false
     /// The deadline the timer is armed for (monotonic nanoseconds), or `UInt64.max`.
@@ -22,6 +22,7 @@ final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
 
     init(name: String) {
         queue = DispatchQueue(label: name)
+        sockets = DispatchSocketTable(queue: queue)
     }
 
     func start(_ loop: HTTPClientLoop) {
@@ -54,28 +55,15 @@ final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
     }
 
     func watch(_ fd: Int32, _ interest: Readiness) {
-        let entry: DispatchSocketSources
-        if let existing = sources[fd] {
-            entry = existing
-        } else {
-            entry = DispatchSocketSources(
-                fd: fd, queue: queue, readable: { [self] in handle { $0.socketReady(fd, .readable) } },
-                writable: { [self] in handle { $0.socketReady(fd, .writable) } })
-            sources[fd] = entry
-        }
-        entry.set(reading: interest.contains(.readable), writing: interest.contains(.writable))
+        sockets.watch(fd, interest) { [self] fd, readiness in handle { $0.socketReady(fd, readiness) } }
     }
 
     func unwatch(_ fd: Int32) {
-        sources[fd]?.set(reading: false, writing: false)
+        sockets.unwatch(fd)
     }
 
     func closeSocket(_ fd: Int32) {
-        guard let entry = sources.removeValue(forKey: fd) else {
-            System.close(fd)
-            return
-        }
-        entry.cancel()
+        sockets.close(fd)
     }
 
     func timerChanged() {
@@ -96,7 +84,7 @@ final class ClientDispatchPoller: ClientPoller, @unchecked Sendable {
     func stop() {
         timer?.cancel()
         timer = nil
-        for fd in Array(sources.keys) { closeSocket(fd) }
+        sockets.closeAll()
         loop = nil
     }
 }
