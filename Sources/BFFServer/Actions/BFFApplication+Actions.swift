@@ -88,14 +88,14 @@ extension BFFApplication {
         let name = context.request.name
         let work = handler.handler
         let response = try await runUnderDeadline(
-            "The action handler for \"\(name)\"", timeout: handler.options.timeout, timeoutCode: "action_timeout",
-            title: "Action timeout", count: { actions.count(name, outcome: $0) }, { try await work(context) })
+            "The action handler for \"\(name)\"", timeout: handler.options.timeout, timeoutCode: .actionTimeout,
+            count: { actions.count(name, outcome: $0) }, { try await work(context) })
         // One JSON tree gives the bytes that are sent and the value decoded to check them.
         let json = Envelope.actionResponse(response).json
         let encoded = JSONWriter().write(json)
         let errors = Self.diagnostics(of: json).filter { $0.severity == .error }
         guard errors.isEmpty else {
-            actions.count(name, outcome: ActionProblemCode.invalidActionResponse)
+            actions.count(name, outcome: ProblemCode.invalidActionResponse.rawValue)
             log.error(
                 "invalid action response",
                 [
@@ -107,7 +107,7 @@ extension BFFApplication {
             // A server bug, not the client's: the body names the lint codes and the request ID; the paths inside
             // the answer are in the log line (and, in mock mode, in `diagnostics`).
             throw ProblemDetails(
-                status: 500, code: ActionProblemCode.invalidActionResponse, title: "Invalid action response",
+                .invalidActionResponse,
                 detail:
                     "The action handler for \"\(name)\" answered with \(errors.count) error\(errors.count == 1 ? "" : "s") "
                     + "(\(codes.joined(separator: ", "))). The request ID is \(context.requestID).",

@@ -44,7 +44,7 @@ extension BFFApplication {
         guard let culprit = error.culprits.first else {
             log.error("invalid declared action response", fields)
             return ProblemDetails(
-                status: 500, code: ActionProblemCode.invalidActionResponse, title: "Invalid action response",
+                .invalidActionResponse,
                 detail:
                     "The page file's answer of \(name) is not a valid action response (\(error.codes)); "
                     + "flow-bff check and the server log say where. The request ID is \(requestID).",
@@ -53,7 +53,7 @@ extension BFFApplication {
         log.info("action value refused", fields)
         let members = error.culprits.map { "\($0.requestMember) (\(FilledAnswerError.kind(of: $0, in: action)))" }
         return ProblemDetails(
-            status: 422, code: ActionProblemCode.invalidActionValue, title: "Invalid action value",
+            .invalidActionValue,
             detail:
                 "The answer of \(name) cannot be built from \(members.joined(separator: ", ")) as sent: "
                 + "\(error.codes).",

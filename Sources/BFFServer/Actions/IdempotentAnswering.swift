@@ -43,8 +43,7 @@ struct IdempotentAnswering: Sendable {
         }
         guard (1...255).contains(value.utf8.count), value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw ProblemDetails(
-                status: 400, code: "invalid_idempotency_key", title: "Invalid Idempotency-Key",
-                detail: "An Idempotency-Key is 1–255 visible ASCII characters (a UUID, say).")
+                .invalidIdempotencyKey, detail: "An Idempotency-Key is 1–255 visible ASCII characters (a UUID, say).")
         }
         key = (request.headers["X-Flow-Session"] ?? "") + "\u{0}" + value
         fingerprint = Crypto.hex(Crypto.sha256(Array((action + "\n").utf8) + request.body))
@@ -62,7 +61,7 @@ struct IdempotentAnswering: Sendable {
             claim = try await store.claim(key, fingerprint: fingerprint, ttl: min(ttl, lease))
         } catch {
             var problem = ProblemDetails(
-                status: 503, code: "idempotency_store_unavailable", title: "Idempotency store unavailable",
+                .idempotencyStoreUnavailable,
                 detail: "Retries of this action cannot be recognised right now, so it did not run; retry shortly "
                     + "with the same Idempotency-Key."
             ).makeResponse()
@@ -77,14 +76,14 @@ struct IdempotentAnswering: Sendable {
             return HTTPResponse(status: HTTPStatus(code: stored.status), headers: headers, body: .bytes(stored.body))
         case .inProgress:
             var problem = ProblemDetails(
-                status: 409, code: "idempotency_key_in_use", title: "Idempotency-Key in use",
+                .idempotencyKeyInUse,
                 detail: "A request with this Idempotency-Key is still being answered; retry shortly."
             ).makeResponse()
             problem.headers.set("Retry-After", "1")
             return problem
         case .mismatch:
             throw ProblemDetails(
-                status: 422, code: "idempotency_key_reused", title: "Idempotency-Key reused",
+                .idempotencyKeyReused,
                 detail: "This Idempotency-Key was used for another request; use a new key for a new request.")
         case .claimed:
             let response: HTTPResponse

@@ -61,7 +61,7 @@ extension BFFApplication {
 
     /// `GET /metrics`: the Prometheus text format; 404 when `logging.metrics` is off.
     func metricsText() throws -> Answer {
-        guard configuration.logging.metrics else { throw HTTPError(.notFound, code: "not_found") }
+        guard configuration.logging.metrics else { throw HTTPError(.notFound, code: ProblemCode.notFound.rawValue) }
         return .now(
             .bytes(
                 Array(

@@ -191,7 +191,7 @@ public final class BFFApplication: HTTPResponder {
     /// The 500 answered for an unexpected error: it names the request id the log line carries, nothing else.
     static func internalError(requestID: String) -> ProblemDetails {
         ProblemDetails(
-            status: 500, code: "internal_error", title: "Internal error", detail: "The request ID is \(requestID).")
+            .internalError, detail: "The request ID is \(requestID).")
     }
 
     /// Maps HTTPCore's router errors to the contract's problem codes, with a near-miss hint on 404s (and `Allow`
@@ -205,10 +205,10 @@ public final class BFFApplication: HTTPResponder {
             if let closest = NearMiss.closest(to: path, among: ContractRoute.all.map(\.template)) {
                 detail += " Did you mean \(closest)?"
             }
-            problem = ProblemDetails(status: 404, code: "not_found", title: "Not found", detail: detail)
+            problem = ProblemDetails(.notFound, detail: detail)
         case 405:
             problem = ProblemDetails(
-                status: 405, code: "method_not_allowed", title: "Method not allowed", detail: error.detail)
+                .methodNotAllowed, detail: error.detail)
         default: break
         }
         var response = problem.makeResponse()

@@ -16,55 +16,52 @@ extension ProblemDetails {
 
     static func pageNotFound(_ id: String, suggestion: String?) -> ProblemDetails {
         ProblemDetails(
-            status: 404, code: "page_not_found", title: "Page not found",
-            detail: "There is no page \"\(id)\"." + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""))
+            .pageNotFound, detail: "There is no page \"\(id)\"." + (suggestion.map { " Did you mean \"\($0)\"?" } ?? "")
+        )
     }
 
     static func invalidPageID(_ id: String) -> ProblemDetails {
         ProblemDetails(
-            status: 400, code: "invalid_page_id", title: "Invalid page id",
-            detail: "Page ids match \(PageID.pattern).")
+            .invalidPageID, detail: "Page ids match \(PageID.pattern).")
     }
 
     static func invalidCursor(_ reason: String) -> ProblemDetails {
-        ProblemDetails(status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: reason + ".")
+        ProblemDetails(.invalidCursor, detail: reason + ".")
     }
 
     static let cursorExpired = ProblemDetails(
-        status: 410, code: "cursor_expired", title: "Cursor expired",
+        .cursorExpired,
         detail: "The page changed after this cursor was issued. Load the page again (refresh) and paginate from there.")
 
     static func invalidJSON(_ message: String) -> ProblemDetails {
-        ProblemDetails(status: 400, code: "invalid_json", title: "Invalid JSON", detail: message + ".", path: "")
+        ProblemDetails(.invalidJSON, detail: message + ".", path: "")
     }
 
     static func invalidRequest(_ path: JSONPointer, _ message: String) -> ProblemDetails {
         ProblemDetails(
-            status: 400, code: "invalid_request", title: "Invalid request", detail: message, path: path.string)
+            .invalidRequest, detail: message, path: path.string)
     }
 
     static func bodyTooLarge(_ limit: Int) -> ProblemDetails {
         ProblemDetails(
-            status: 413, code: "body_too_large", title: "Body too large",
-            detail: "Request bodies are limited to \(limit) bytes.")
+            .bodyTooLarge, detail: "Request bodies are limited to \(limit) bytes.")
     }
 
     static func unsupportedMediaType(_ type: String) -> ProblemDetails {
         ProblemDetails(
-            status: 415, code: "unsupported_media_type", title: "Unsupported media type",
-            detail: "Send application/json, not \(type).")
+            .unsupportedMediaType, detail: "Send application/json, not \(type).")
     }
 
     static func unknownAction(_ name: String, suggestion: String?) -> ProblemDetails {
         ProblemDetails(
-            status: 404, code: "unknown_action", title: "Unknown action",
+            .unknownAction,
             detail: "There is no api action \"\(name)\"." + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""))
     }
 
     /// The action request names a widget the page (as any device could hold it) does not have.
     static func unknownWidget(_ request: ActionRequest, suggestion: String?) -> ProblemDetails {
         ProblemDetails(
-            status: 400, code: "unknown_widget", title: "Unknown widget",
+            .unknownWidget,
             detail: "Page \"\(request.pageID)\" has no widget \"\(request.widgetID)\" that can fire an action."
                 + (suggestion.map { " Did you mean \"\($0)\"?" } ?? ""),
             path: "/widgetID")
@@ -73,7 +70,7 @@ extension ProblemDetails {
     /// The widget exists but declares no action for the request's event.
     static func undeclaredEvent(_ request: ActionRequest, declared: [String]) -> ProblemDetails {
         ProblemDetails(
-            status: 400, code: "undeclared_event", title: "Undeclared event",
+            .undeclaredEvent,
             detail:
                 "Widget \"\(request.widgetID)\" of page \"\(request.pageID)\" declares no \"\(request.event)\" action"
                 + (declared.isEmpty ? "." : " (it declares \(declared.map { "\"\($0)\"" }.joined(separator: ", ")))."),
@@ -81,5 +78,5 @@ extension ProblemDetails {
     }
 
     static let notReady = ProblemDetails(
-        status: 503, code: "not_ready", title: "Not ready", detail: "The server is starting or shutting down.")
+        .notReady, detail: "The server is starting or shutting down.")
 }

@@ -27,7 +27,7 @@ struct ClientVariant: Sendable, Hashable {
             return try ClientCapabilities(header: header)
         } catch {
             throw ProblemDetails(
-                status: 400, code: "invalid_client_header", title: "Invalid client header", detail: error.description)
+                .invalidClientHeader, detail: error.description)
         }
     }
 

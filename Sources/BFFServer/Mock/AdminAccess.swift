@@ -17,18 +17,18 @@ enum AdminAccess {
     static let adminHeader = "X-Flow-Admin"
 
     static let forbidden = ProblemDetails(
-        status: 403, code: "admin_forbidden", title: "Forbidden",
+        .adminForbidden,
         detail:
             "The admin API answers loopback clients only, or clients sending Authorization: Bearer <mock.adminToken>.")
 
     static let crossSite = ProblemDetails(
-        status: 403, code: "cross_site_refused", title: "Cross-site request refused",
+        .crossSiteRefused,
         detail:
             "The admin API refuses requests from web pages of other origins (Origin, Sec-Fetch-Site); "
             + "http.corsOrigins lists the origins it accepts (docs/mock.md).")
 
     static let headerRequired = ProblemDetails(
-        status: 403, code: "admin_header_required", title: "Admin header required",
+        .adminHeaderRequired,
         detail:
             "A state-changing admin call needs X-Flow-Admin: 1, Content-Type: application/json or the admin token, "
             + "which a web page cannot send to another origin without a CORS preflight (docs/mock.md).")

@@ -25,7 +25,7 @@ struct HostPolicy: Sendable, Hashable {
     }
 
     static let notAllowed = ProblemDetails(
-        status: 403, code: "host_not_allowed", title: "Host not allowed",
+        .hostNotAllowed,
         detail:
             "The admin API, the preview and the index answer loopback names, IP addresses and the names in "
             + "mock.allowedHosts only (a defence against DNS rebinding, docs/mock.md).")

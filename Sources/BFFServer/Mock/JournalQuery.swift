@@ -66,7 +66,7 @@ struct JournalQuery: Sendable {
                 } else {
                     let known = allowsLimit ? Self.parameters : Self.parameters.filter { $0 != "limit" }
                     throw ProblemDetails(
-                        status: 400, code: "invalid_query", title: "Invalid query parameter",
+                        .invalidQuery,
                         detail:
                             "Unknown journal filter \"\(item.name)\"; filters: \(known.joined(separator: ", ")).")
                 }
@@ -85,8 +85,7 @@ struct JournalQuery: Sendable {
 
     static func invalid(_ name: String, _ expected: String) -> ProblemDetails {
         ProblemDetails(
-            status: 400, code: "invalid_query", title: "Invalid query parameter",
-            detail: "The journal filter \(name) takes \(expected).")
+            .invalidQuery, detail: "The journal filter \(name) takes \(expected).")
     }
 
     /// True when `entry` passes every filter (`session` and `after` are applied by the journal itself too).

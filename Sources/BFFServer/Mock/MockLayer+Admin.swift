@@ -226,8 +226,7 @@ extension MockLayer {
         let id = request.pathParameters["sessionID"] ?? ""
         guard SessionID.isValid(id) else {
             throw ProblemDetails(
-                status: 400, code: "invalid_session", title: "Invalid session",
-                detail: "Session ids match \(SessionID.pattern).")
+                .invalidSession, detail: "Session ids match \(SessionID.pattern).")
         }
         return id
     }
@@ -241,7 +240,7 @@ extension MockLayer {
         let id = try sessionParameter(request)
         guard let session = mock.sessions.session(id) else {
             throw ProblemDetails(
-                status: 404, code: "unknown_session", title: "Unknown session",
+                .unknownSession,
                 detail: "There is no session \"\(id)\" (it never sent a request, was reset, or expired).")
         }
         return session
@@ -295,7 +294,7 @@ extension MockLayer {
     {
         let hint = NearMiss.closest(to: name, among: names).map { " Did you mean \"\($0)\"?" } ?? ""
         return ProblemDetails(
-            status: 400, code: "unknown_scenario", title: "Unknown scenario",
+            .unknownScenario,
             detail: "There is no scenario \"\(name)\" here.\(hint) GET /__admin/scenarios lists them.",
             path: path.string)
     }

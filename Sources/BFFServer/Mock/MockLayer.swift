@@ -48,8 +48,7 @@ final class MockLayer: HTTPResponder {
             }
         } catch {
             let problem = ProblemDetails(
-                status: 400, code: "invalid_mock_header", title: "Invalid X-Flow-Mock header",
-                detail: "\(error) (syntax: docs/mock.md)")
+                .invalidMockHeader, detail: "\(error) (syntax: docs/mock.md)")
             return .response(journaled(answered(problem.makeResponse(), request, route: "mock.header"), draft))
         }
         draft.entry.faults = decision.labels
@@ -78,7 +77,7 @@ final class MockLayer: HTTPResponder {
             return .fault(.closeWithoutResponse)
         case .status(let code, let retryAfter):
             var response = ProblemDetails(
-                status: code, code: "simulated_fault", title: "Simulated fault",
+                status: code, code: ProblemCode.simulatedFault.rawValue, title: ProblemCode.simulatedFault.title,
                 detail: "The mock backend's network simulation answered \(code).", path: nil
             ).makeResponse()
             if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }

@@ -61,7 +61,7 @@ struct MockRequestContext: Sendable {
         guard let id else { return nil }
         guard SessionID.isValid(id) else {
             throw ProblemDetails(
-                status: 400, code: "invalid_session", title: "Invalid session",
+                .invalidSession,
                 detail: "Session ids (X-Flow-Session or the flow_session cookie) match \(SessionID.pattern).")
         }
         return id

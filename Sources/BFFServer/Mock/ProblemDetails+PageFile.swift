@@ -14,7 +14,7 @@ extension ProblemDetails {
         let findings = catalog.diagnostics.filter { $0.file == file }
         let message = findings.first { $0.diagnostic.severity == .error }?.diagnostic.message ?? ""
         return ProblemDetails(
-            status: 404, code: "page_file_invalid", title: "Page file invalid",
+            .pageFileInvalid,
             detail:
                 "\(file) (page \"\(pageID)\") has never loaded: it has errors and there is no last good version "
                 + "to serve. \(notice): \(message)",

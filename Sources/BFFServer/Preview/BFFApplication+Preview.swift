@@ -28,7 +28,7 @@ extension BFFApplication {
                 if name == "events" { return .now(self.previewEvents()) }
                 guard let response = Self.previewAsset(name) else {
                     throw ProblemDetails(
-                        status: 404, code: "unknown_preview_asset", title: "Unknown preview asset",
+                        .unknownPreviewAsset,
                         detail:
                             "The preview has no file \"\(name)\"; it serves \((PreviewAssets.files.keys.sorted() + ["catalog.json", "events"]).joined(separator: ", "))."
                     )

@@ -24,7 +24,7 @@ extension BFFApplication {
         let provider = registration.provider
         let provided = try await runUnderDeadline(
             "The page provider for \"\(context.pageID)\"", timeout: registration.options.timeout,
-            timeoutCode: "provider_timeout", title: "Provider timeout",
+            timeoutCode: .providerTimeout,
             count: { providers.count(context.pageID, outcome: $0) }, { try await provider(context) })
         let page =
             try unchanged(provided, context: context, options: registration.options)
@@ -79,7 +79,7 @@ extension BFFApplication {
         }
         let errors = diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else {
-            providers.count(context.pageID, outcome: "invalid_provider_page")
+            providers.count(context.pageID, outcome: ProblemCode.invalidProviderPage.rawValue)
             log.error(
                 "invalid provider page",
                 [
@@ -87,7 +87,7 @@ extension BFFApplication {
                     "diagnostics": .string(errors.map(\.description).joined(separator: "; ")),
                 ])
             throw ProblemDetails(
-                status: 500, code: "invalid_provider_page", title: "Invalid provider page",
+                .invalidProviderPage,
                 detail:
                     "The page provider for \"\(context.pageID)\" returned a page with \(errors.count) error\(errors.count == 1 ? "" : "s").",
                 diagnostics: errors)

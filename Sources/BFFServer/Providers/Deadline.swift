@@ -6,7 +6,7 @@ import Synchronization
 /// with `timeoutCode` naming `subject` ("The page provider for \"cart\""). `count` is told the code of a failure
 /// (a problem's code, `internal_error` for anything else), for the per-page or per-action outcome metrics.
 func runUnderDeadline<Value: Sendable>(
-    _ subject: String, timeout: Duration, timeoutCode: String, title: String, count: (String) -> Void,
+    _ subject: String, timeout: Duration, timeoutCode: ProblemCode, count: (String) -> Void,
     _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     do {
@@ -14,8 +14,7 @@ func runUnderDeadline<Value: Sendable>(
             timeout,
             onTimeout: {
                 ProblemDetails(
-                    status: 504, code: timeoutCode, title: title,
-                    detail: "\(subject) did not answer within \(timeout.seconds) s.")
+                    timeoutCode, detail: "\(subject) did not answer within \(timeout.seconds) s.")
             }, body)
     } catch let error as PageProviderError {
         count(error.code)
@@ -24,7 +23,7 @@ func runUnderDeadline<Value: Sendable>(
         count(error.code)
         throw error
     } catch {
-        count("internal_error")
+        count(ProblemCode.internalError.rawValue)
         throw error
     }
 }

@@ -69,23 +69,27 @@ public struct PageProviderError: Error, Sendable, Hashable, CustomStringConverti
         self.detail = detail
     }
 
+    /// A problem of the catalogue (``ProblemCode``) with its status and title.
+    public init(_ code: ProblemCode, detail: String) {
+        precondition(code.status != nil, "\(code) takes its status from the occurrence")
+        self.init(status: code.status!, code: code.rawValue, title: code.title, detail: detail)
+    }
+
     /// 404 `page_not_found` (e.g. an unknown product id).
     public static func notFound(_ detail: String) -> PageProviderError {
-        PageProviderError(status: 404, code: "page_not_found", title: "Page not found", detail: detail)
+        PageProviderError(.pageNotFound, detail: detail)
     }
 
     /// 400 `invalid_request` (a missing or malformed page parameter).
     public static func invalidParameter(_ detail: String) -> PageProviderError {
-        PageProviderError(status: 400, code: "invalid_request", title: "Invalid request", detail: detail)
+        PageProviderError(.invalidRequest, detail: detail)
     }
 
     /// A required upstream failed: 504 `upstream_timeout` or 502 `upstream_unavailable`.
     public static func upstream(_ error: UpstreamError) -> PageProviderError {
-        error.code == "upstream_timeout"
-            ? PageProviderError(
-                status: 504, code: "upstream_timeout", title: "Upstream timeout", detail: error.description)
-            : PageProviderError(
-                status: 502, code: "upstream_unavailable", title: "Upstream unavailable", detail: error.description)
+        PageProviderError(
+            error.code == ProblemCode.upstreamTimeout.rawValue ? .upstreamTimeout : .upstreamUnavailable,
+            detail: error.description)
     }
 
     public var description: String { "\(status) \(code): \(detail)" }
