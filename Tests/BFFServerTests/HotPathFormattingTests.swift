@@ -84,13 +84,16 @@ import Testing
         #expect(Set([one, other, PostbackKey(text: "eyJwIjoiYSJ9.SAME-TAIL"), PostbackKey(text: "x")]).count == 3)
     }
 
-    @Test func metricsFromSeveralLoopsAreMergedOnScrape() {
+    @Test func metricsFromSeveralLoopsAreMergedOnScrape() throws {
         let metrics = Metrics()
         metrics.record(route: "page", status: 200, seconds: 0.0004, loop: 0)
         metrics.record(route: "page", status: 200, seconds: 0.002, loop: 1)
         metrics.record(route: "page", status: 304, seconds: 0.0001, loop: 65)
         metrics.record(route: "nextPage", status: 200, seconds: 3, loop: 1)
-        let text = metrics.render(openConnections: 0)
+        let families = metrics.families(openConnections: 0)
+        let text = MetricsRegistry.render(families)
+        let requests = try #require(families.first { $0.name == "flow_bff_requests_total" })
+        #expect(requests.value("page", "200") == .count(2), "the registry's families are the test sink")
         #expect(text.contains(#"flow_bff_requests_total{route="page",status="200"} 2"#))
         #expect(text.contains(#"flow_bff_requests_total{route="page",status="304"} 1"#))
         #expect(text.contains(#"flow_bff_request_duration_seconds_bucket{route="page",le="0.0005"} 2"#))
@@ -121,4 +124,45 @@ import Testing
 
 extension String {
     fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+
+    /// The one renderer writes every kind of family in the text format, label values escaped.
+    @Test func theRegistryWritesEveryKindOfFamily() {
+        let registry = MetricsRegistry()
+        let counter = LabeledCounter("demo_total", help: "Demo events.", labels: ["name", "kind"])
+        counter.increment(["b", "x"])
+        counter.increment(["a", "quote\"back\\slash\nline"], by: 2)
+        registry.register { [counter.family] }
+        registry.register {
+            [
+                MetricFamily("demo_up", .gauge, help: "Up.", samples: [.init(labels: [], value: .real(0.5))]),
+                MetricFamily(
+                    "demo_seconds", .histogram, help: "Time.", labels: ["route"],
+                    samples: [
+                        .init(
+                            labels: ["r"],
+                            value: .histogram(buckets: [(0.1, 1), (1, 3)], sum: 1.25, count: 4))
+                    ]),
+            ]
+        }
+        #expect(
+            registry.render() == """
+                # HELP demo_total Demo events.
+                # TYPE demo_total counter
+                demo_total{name="a",kind="quote\\"back\\\\slash\\nline"} 2
+                demo_total{name="b",kind="x"} 1
+                # HELP demo_up Up.
+                # TYPE demo_up gauge
+                demo_up 0.5
+                # HELP demo_seconds Time.
+                # TYPE demo_seconds histogram
+                demo_seconds_bucket{route="r",le="0.1"} 1
+                demo_seconds_bucket{route="r",le="1.0"} 3
+                demo_seconds_bucket{route="r",le="+Inf"} 4
+                demo_seconds_sum{route="r"} 1.25
+                demo_seconds_count{route="r"} 4
+
+                """)
+        #expect(registry.family("demo_total")?.value("b", "x") == .count(1))
+        #expect(counter.value(["a", "quote\"back\\slash\nline"]) == 2)
+    }
 }

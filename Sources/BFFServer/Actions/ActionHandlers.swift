@@ -21,7 +21,9 @@ public final class ActionHandlers: Sendable {
     private let exact = Mutex<[String: Registration]>([:])
     private let prefixes = Mutex<[Registration]>([])
     private let registered = Atomic<Int>(0)
-    private let outcomes = Mutex<[String: [String: UInt64]]>([:])
+    private let outcomes = LabeledCounter(
+        "flow_bff_action_calls_total", help: "Action handler calls, by action and outcome.",
+        labels: ["action", "outcome"])
     private let store = Mutex<any IdempotencyStore>(MemoryIdempotencyStore())
 
     init() {}
@@ -69,21 +71,11 @@ public final class ActionHandlers: Sendable {
     }
 
     func count(_ name: String, outcome: String) {
-        outcomes.withLock { $0[name, default: [:]][outcome, default: 0] += 1 }
+        outcomes.increment([name, outcome])
     }
 
-    /// Handler calls by action and outcome, in Prometheus text format.
-    func renderMetrics() -> String {
-        let outcomes = outcomes.withLock { $0 }
-        guard !outcomes.isEmpty else { return "" }
-        var text = "# HELP flow_bff_action_calls_total Action handler calls, by action and outcome.\n"
-        text += "# TYPE flow_bff_action_calls_total counter\n"
-        for name in outcomes.keys.sorted() {
-            for outcome in outcomes[name]!.keys.sorted() {
-                text +=
-                    "flow_bff_action_calls_total{action=\"\(name)\",outcome=\"\(outcome)\"} \(outcomes[name]![outcome]!)\n"
-            }
-        }
-        return text
+    /// Handler calls by action and outcome (none before the first call), then the idempotency store's health.
+    var families: [MetricFamily] {
+        (outcomes.isEmpty ? [] : [outcomes.family]) + ((idempotencyStore as? RedisIdempotencyStore)?.families ?? [])
     }
 }

@@ -64,9 +64,7 @@ extension BFFApplication {
         guard configuration.logging.metrics else { throw HTTPError(.notFound, code: ProblemCode.notFound.rawValue) }
         return .now(
             .bytes(
-                Array(
-                    (metrics.render(openConnections: openConnectionCount) + providers.renderMetrics()
-                        + actions.renderMetrics() + actions.idempotencyStoreMetrics()).utf8),
+                Array(metricsRegistry.render().utf8),
                 contentType: "text/plain; version=0.0.4; charset=utf-8",
                 headers: ["Cache-Control": "no-store"]))
     }

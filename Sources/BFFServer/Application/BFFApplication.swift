@@ -14,6 +14,8 @@ public final class BFFApplication: HTTPResponder {
     public let configuration: BFFConfiguration
     let cursors: CursorCodec
     let metrics = Metrics()
+    /// Every metric family `/metrics` writes: requests, providers and upstreams, actions and the idempotency store.
+    let metricsRegistry = MetricsRegistry()
     /// Postbacks whose signature already verified (a popular cursor costs a lookup, not an HMAC).
     let verifiedCursors = BoundedCache<PostbackKey, Cursor>(capacity: 8_192)
     /// Encoded and gzipped envelopes by content version, position, parameters and client variant.
@@ -57,6 +59,9 @@ public final class BFFApplication: HTTPResponder {
         current = Mutex(CatalogSnapshot(catalog: catalog, cursors: cursors))
         reload.loaded(catalog)
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
+        metricsRegistry.register { [unowned self] in metrics.families(openConnections: openConnectionCount) }
+        metricsRegistry.register { [unowned self] in providers.families }
+        metricsRegistry.register { [unowned self] in actions.families }
         router = makeRouter()
         mockLayer = mock.map { MockLayer(application: self, mock: $0) }
     }

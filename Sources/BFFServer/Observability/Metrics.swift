@@ -94,8 +94,8 @@ final class Metrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition format (version 0.0.4).
-    func render(openConnections: Int) -> String {
+    /// The request, connection and catalog families, for the ``MetricsRegistry``.
+    func families(openConnections: Int) -> [MetricFamily] {
         let state = state.withLock { $0 }
         var routes: [String: RouteCounters] = [:]
         for shard in shards {
@@ -103,43 +103,46 @@ final class Metrics: Sendable {
                 routes[route, default: RouteCounters()].merge(counters)
             }
         }
-        var lines: [String] = []
-        lines.append("# HELP flow_bff_requests_total Requests answered, by route and status.")
-        lines.append("# TYPE flow_bff_requests_total counter")
-        for route in routes.keys.sorted() {
-            for (status, count) in routes[route]!.statuses.sorted(by: { $0.status < $1.status }) {
-                lines.append("flow_bff_requests_total{route=\"\(route)\",status=\"\(status)\"} \(count)")
+        let names = routes.keys.sorted()
+        var requests: [MetricFamily.Sample] = []
+        var durations: [MetricFamily.Sample] = []
+        for route in names {
+            let counters = routes[route]!
+            for (status, count) in counters.statuses.sorted(by: { $0.status < $1.status }) {
+                requests.append(.init(labels: [route, String(status)], value: .count(count)))
             }
-        }
-        lines.append("# HELP flow_bff_request_duration_seconds Time from a complete request to its response.")
-        lines.append("# TYPE flow_bff_request_duration_seconds histogram")
-        for route in routes.keys.sorted() {
-            let histogram = routes[route]!.histogram
             var cumulative: UInt64 = 0
-            for (index, bound) in Metrics.buckets.enumerated() {
-                cumulative += histogram.counts[index]
-                lines.append(
-                    "flow_bff_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(cumulative)")
+            let buckets = Metrics.buckets.enumerated().map { index, bound in
+                cumulative += counters.histogram.counts[index]
+                return (bound: bound, count: cumulative)
             }
-            lines.append("flow_bff_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(histogram.count)")
-            lines.append("flow_bff_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)")
-            lines.append("flow_bff_request_duration_seconds_count{route=\"\(route)\"} \(histogram.count)")
+            durations.append(
+                .init(
+                    labels: [route],
+                    value: .histogram(buckets: buckets, sum: counters.histogram.sum, count: counters.histogram.count)))
         }
-        lines.append("# HELP flow_bff_requests_in_flight Requests being handled now.")
-        lines.append("# TYPE flow_bff_requests_in_flight gauge")
-        lines.append("flow_bff_requests_in_flight \(inFlight.load(ordering: .relaxed))")
-        lines.append("# HELP flow_bff_open_connections Open client connections.")
-        lines.append("# TYPE flow_bff_open_connections gauge")
-        lines.append("flow_bff_open_connections \(openConnections)")
-        lines.append("# HELP flow_bff_catalog_info The catalog version being served.")
-        lines.append("# TYPE flow_bff_catalog_info gauge")
-        lines.append("flow_bff_catalog_info{version=\"\(state.catalogVersion)\"} 1")
-        lines.append("# HELP flow_bff_catalog_load_errors Error diagnostics in the last catalog load.")
-        lines.append("# TYPE flow_bff_catalog_load_errors gauge")
-        lines.append("flow_bff_catalog_load_errors \(state.catalogErrors)")
-        lines.append("# HELP flow_bff_catalog_loads_total Catalog loads (start and reloads).")
-        lines.append("# TYPE flow_bff_catalog_loads_total counter")
-        lines.append("flow_bff_catalog_loads_total \(state.reloads)")
-        return lines.joined(separator: "\n") + "\n"
+        return [
+            MetricFamily(
+                "flow_bff_requests_total", .counter, help: "Requests answered, by route and status.",
+                labels: ["route", "status"], samples: requests),
+            MetricFamily(
+                "flow_bff_request_duration_seconds", .histogram, help: "Time from a complete request to its response.",
+                labels: ["route"], samples: durations),
+            MetricFamily(
+                "flow_bff_requests_in_flight", .gauge, help: "Requests being handled now.",
+                samples: [.init(labels: [], value: .count(UInt64(max(0, inFlight.load(ordering: .relaxed)))))]),
+            MetricFamily(
+                "flow_bff_open_connections", .gauge, help: "Open client connections.",
+                samples: [.init(labels: [], value: .count(UInt64(max(0, openConnections))))]),
+            MetricFamily(
+                "flow_bff_catalog_info", .gauge, help: "The catalog version being served.", labels: ["version"],
+                samples: [.init(labels: [state.catalogVersion], value: .count(1))]),
+            MetricFamily(
+                "flow_bff_catalog_load_errors", .gauge, help: "Error diagnostics in the last catalog load.",
+                samples: [.init(labels: [], value: .count(UInt64(max(0, state.catalogErrors))))]),
+            MetricFamily(
+                "flow_bff_catalog_loads_total", .counter, help: "Catalog loads (start and reloads).",
+                samples: [.init(labels: [], value: .count(state.reloads))]),
+        ]
     }
 }

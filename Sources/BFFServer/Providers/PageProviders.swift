@@ -27,7 +27,8 @@ public final class PageProviders: Sendable {
     private let registered = Atomic<Int>(0)
     /// The latest page each (page id, parameters) produced, so next-page requests usually need no provider call.
     private let recent = BoundedCache<PageKey, CatalogPage>(capacity: 1_024)
-    private let outcomes = Mutex<[String: [String: UInt64]]>([:])
+    private let outcomes = LabeledCounter(
+        "flow_bff_provider_calls_total", help: "Page provider calls, by page and outcome.", labels: ["page", "outcome"])
     /// Sink for ``UpstreamClient`` metrics, rendered at `/metrics`.
     public let upstreamMetrics = UpstreamMetrics()
 
@@ -77,23 +78,11 @@ public final class PageProviders: Sendable {
     }
 
     func count(_ pageID: String, outcome: String) {
-        outcomes.withLock { $0[pageID, default: [:]][outcome, default: 0] += 1 }
+        outcomes.increment([pageID, outcome])
     }
 
-    /// Provider calls by page and outcome, then upstream metrics, in Prometheus text format.
-    func renderMetrics() -> String {
-        let outcomes = outcomes.withLock { $0 }
-        var text = ""
-        if !outcomes.isEmpty {
-            text += "# HELP flow_bff_provider_calls_total Page provider calls, by page and outcome.\n"
-            text += "# TYPE flow_bff_provider_calls_total counter\n"
-            for page in outcomes.keys.sorted() {
-                for outcome in outcomes[page]!.keys.sorted() {
-                    text +=
-                        "flow_bff_provider_calls_total{page=\"\(page)\",outcome=\"\(outcome)\"} \(outcomes[page]![outcome]!)\n"
-                }
-            }
-        }
-        return text + upstreamMetrics.render()
+    /// Provider calls by page and outcome (none before the first call), then the upstream families.
+    var families: [MetricFamily] {
+        (outcomes.isEmpty ? [] : [outcomes.family]) + upstreamMetrics.families
     }
 }

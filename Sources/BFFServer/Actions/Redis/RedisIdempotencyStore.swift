@@ -149,28 +149,24 @@ public final class RedisIdempotencyStore: IdempotencyStore {
         }
     }
 
-    /// Errors by operation and whether the last command succeeded, in Prometheus text format.
-    func renderMetrics() -> String {
+    /// Whether the last command succeeded, and errors by operation.
+    var families: [MetricFamily] {
         let health = health.withLock { $0 }
-        var text = "# HELP flow_bff_idempotency_store_up Whether the last idempotency store command succeeded.\n"
-        text += "# TYPE flow_bff_idempotency_store_up gauge\n"
-        text += "flow_bff_idempotency_store_up \(health.up ? 1 : 0)\n"
-        text += "# HELP flow_bff_idempotency_store_errors_total Failed idempotency store commands, by operation; "
-        text += "a failed claim refused its request (503).\n"
-        text += "# TYPE flow_bff_idempotency_store_errors_total counter\n"
-        for operation in ["claim", "complete", "release"] {
-            text +=
-                "flow_bff_idempotency_store_errors_total{operation=\"\(operation)\"} \(health.errors[operation] ?? 0)\n"
-        }
-        return text
+        return [
+            MetricFamily(
+                "flow_bff_idempotency_store_up", .gauge, help: "Whether the last idempotency store command succeeded.",
+                samples: [.init(labels: [], value: .count(health.up ? 1 : 0))]),
+            MetricFamily(
+                "flow_bff_idempotency_store_errors_total", .counter,
+                help: "Failed idempotency store commands, by operation; a failed claim refused its request (503).",
+                labels: ["operation"],
+                samples: ["claim", "complete", "release"].map {
+                    .init(labels: [$0], value: .count(health.errors[$0] ?? 0))
+                }),
+        ]
     }
 }
 
 extension Data {
     fileprivate var bytes: [UInt8] { [UInt8](self) }
-}
-
-extension ActionHandlers {
-    /// The idempotency store's health metrics, when it has any (Redis).
-    func idempotencyStoreMetrics() -> String { (idempotencyStore as? RedisIdempotencyStore)?.renderMetrics() ?? "" }
 }
