@@ -28,6 +28,8 @@ public struct ActionRequestContext: Sendable {
     /// When the handler's time is up (its ``ActionHandlerOptions/timeout`` from the start of the call); pass it on
     /// to upstream calls.
     public var deadline: ContinuousClock.Instant
+    /// The server's logger, every line carrying this request's `requestID`.
+    public var log: Logger
 }
 
 /// Settings of one action handler.

@@ -12,18 +12,13 @@ import Synchronization
 /// A handler takes precedence over a page file's declared answer of the same name. Retried requests carrying an
 /// `Idempotency-Key` are answered once (``idempotencyStore``), for handlers and declared answers alike.
 public final class ActionHandlers: Sendable {
-    struct Registration: Sendable {
-        var pattern: String
-        var handler: ActionHandler
-        var options: ActionHandlerOptions
-    }
+    typealias Registration = CodeRegistry<ActionHandler, ActionHandlerOptions>.Registration
 
-    private let exact = Mutex<[String: Registration]>([:])
-    private let prefixes = Mutex<[Registration]>([])
-    private let registered = Atomic<Int>(0)
-    private let outcomes = LabeledCounter(
-        "flow_bff_action_calls_total", help: "Action handler calls, by action and outcome.",
-        labels: ["action", "outcome"])
+    let code = CodeRegistry<ActionHandler, ActionHandlerOptions>(
+        .init(
+            subject: "action handler", label: "action", metric: "flow_bff_action_calls_total",
+            help: "Action handler calls, by action and outcome.", timeoutCode: .actionTimeout,
+            invalidCode: .invalidActionResponse, allowsPatterns: true))
     private let store = Mutex<any IdempotencyStore>(MemoryIdempotencyStore())
 
     init() {}
@@ -42,40 +37,21 @@ public final class ActionHandlers: Sendable {
     public func register(
         _ pattern: String, options: ActionHandlerOptions = ActionHandlerOptions(), _ handler: @escaping ActionHandler
     ) {
-        let registration = Registration(pattern: pattern, handler: handler, options: options)
         if pattern.hasSuffix(".*") {
-            let prefix = String(pattern.dropLast())
-            precondition(ActionName.isValid(prefix.dropLast()), "action patterns are a name or name.*")
-            prefixes.withLock { entries in
-                entries.removeAll { $0.pattern == pattern }
-                entries.append(registration)
-                entries.sort { $0.pattern.count > $1.pattern.count }
-            }
+            precondition(ActionName.isValid(pattern.dropLast(2)), "action patterns are a name or name.*")
         } else {
             precondition(ActionName.isValid(pattern), "action names match \(ActionName.pattern)")
-            exact.withLock { $0[pattern] = registration }
         }
-        registered.add(1, ordering: .relaxed)
+        code.register(pattern, options: options, handler)
     }
 
-    /// The handler for `name`; one atomic load when none is registered.
-    func registration(for name: String) -> Registration? {
-        guard registered.load(ordering: .relaxed) > 0 else { return nil }
-        if let registration = exact.withLock({ $0[name] }) { return registration }
-        return prefixes.withLock { entries in entries.first { name.hasPrefix($0.pattern.dropLast()) } }
-    }
+    func registration(for name: String) -> Registration? { code.registration(for: name) }
 
     /// Names and patterns with a handler, sorted.
-    public var patterns: [String] {
-        (exact.withLock { Array($0.keys) } + prefixes.withLock { $0.map(\.pattern) }).sorted()
-    }
-
-    func count(_ name: String, outcome: String) {
-        outcomes.increment([name, outcome])
-    }
+    public var patterns: [String] { code.patterns }
 
     /// Handler calls by action and outcome (none before the first call), then the idempotency store's health.
     var families: [MetricFamily] {
-        (outcomes.isEmpty ? [] : [outcomes.family]) + ((idempotencyStore as? RedisIdempotencyStore)?.families ?? [])
+        code.families + ((idempotencyStore as? RedisIdempotencyStore)?.families ?? [])
     }
 }

@@ -36,7 +36,7 @@ extension BFFApplication {
                 request: action, query: lookup.parameters(of: request), headers: request.headers,
                 session: request.headers["X-Flow-Session"], capabilities: try ClientVariant.capabilities(of: request),
                 acceptLanguage: request.headers["Accept-Language"], requestID: requestID,
-                deadline: ContinuousClock.now + handler.options.timeout)
+                deadline: ContinuousClock.now + handler.options.timeout, log: log.with("requestID", .string(requestID)))
             let compute = { @Sendable () async throws -> HTTPResponse in
                 let answer = try await self.runHandler(handler, context)
                 self.lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
@@ -86,34 +86,17 @@ extension BFFApplication {
         -> ActionAnswer
     {
         let name = context.request.name
-        let work = handler.handler
-        let response = try await runUnderDeadline(
-            "The action handler for \"\(name)\"", timeout: handler.options.timeout, timeoutCode: .actionTimeout,
-            count: { actions.count(name, outcome: $0) }, { try await work(context) })
+        let work = handler.work
+        let response = try await actions.code.run(name, timeout: handler.options.timeout) { try await work(context) }
         // One JSON tree gives the bytes that are sent and the value decoded to check them.
         let json = Envelope.actionResponse(response).json
         let encoded = JSONWriter().write(json)
         let errors = Self.diagnostics(of: json).filter { $0.severity == .error }
         guard errors.isEmpty else {
-            actions.count(name, outcome: ProblemCode.invalidActionResponse.rawValue)
-            log.error(
-                "invalid action response",
-                [
-                    "requestID": .string(context.requestID), "action": .string(name),
-                    "diagnostics": .string(errors.map(\.description).joined(separator: "; ")),
-                ])
-            var codes: [String] = []
-            for error in errors where !codes.contains(error.code) { codes.append(error.code) }
-            // A server bug, not the client's: the body names the lint codes and the request ID; the paths inside
-            // the answer are in the log line (and, in mock mode, in `diagnostics`).
-            throw ProblemDetails(
-                .invalidActionResponse,
-                detail:
-                    "The action handler for \"\(name)\" answered with \(errors.count) error\(errors.count == 1 ? "" : "s") "
-                    + "(\(codes.joined(separator: ", "))). The request ID is \(context.requestID).",
-                diagnostics: configuration.mock.enabled ? errors : nil)
+            throw actions.code.refusal(
+                name, errors: errors, log: context.log, showingDiagnostics: configuration.mock.enabled)
         }
-        actions.count(name, outcome: "ok")
+        actions.code.count(name, outcome: "ok")
         return ActionAnswer(response: response, prepared: nil, encoded: encoded)
     }
 

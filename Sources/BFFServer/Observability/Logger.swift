@@ -9,8 +9,23 @@ public struct Logger: Sendable {
     }
 
     public let sink: any BFFLogSink
+    /// Fields every line of this logger carries first (``with(_:_:)``), like swift-log's metadata.
+    public private(set) var metadata: [(key: String, value: JSONValue)] = []
 
     public init(sink: any BFFLogSink) { self.sink = sink }
+
+    /// This logger with `key` set to `value` on every line (a request's logger carries its `requestID`).
+    public func with(_ key: String, _ value: JSONValue) -> Logger {
+        var logger = self
+        logger.metadata.removeAll { $0.key == key }
+        logger.metadata.append((key, value))
+        return logger
+    }
+
+    /// The string value of the metadata field `key`.
+    public func metadataValue(_ key: String) -> String? {
+        metadata.first { $0.key == key }?.value.stringValue
+    }
 
     public func info(_ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         write(.info, message, fields)
@@ -28,6 +43,7 @@ public struct Logger: Sendable {
         var object = JSONObject()
         object["level"] = .string(level.rawValue)
         object["message"] = .string(message)
+        for (key, value) in metadata { object[key] = value }
         for (key, value) in fields { object[key] = value }
         sink.write(String(decoding: JSONWriter().write(.object(object)), as: UTF8.self))
     }

@@ -2,7 +2,8 @@ import HTTPCore
 import PageModel
 
 /// Running Swift page providers (``PageProviders``): the pipeline (Pipeline/BFFApplication+Pages.swift) calls them
-/// from a `Task`, never on an event-loop thread, under their timeout, and serves what they return like a page file.
+/// in a task on the request's event loop, under their timeout (Code/CodeRegistry.swift), and serves what they return
+/// like a page file.
 extension BFFApplication {
     /// What a provider is told about the request.
     func providerContext(
@@ -12,7 +13,8 @@ extension BFFApplication {
         PageRequestContext(
             pageID: pageID, parameters: parameters, headers: request.headers,
             session: request.headers["X-Flow-Session"], capabilities: variant.capabilities,
-            acceptLanguage: request.headers["Accept-Language"], requestID: requestID)
+            acceptLanguage: request.headers["Accept-Language"], requestID: requestID,
+            log: log.with("requestID", .string(requestID)))
     }
 
     /// Calls the provider under its timeout and validates what it returns.
@@ -21,15 +23,14 @@ extension BFFApplication {
     func runProvider(_ registration: PageProviders.Registration, _ context: PageRequestContext) async throws
         -> (page: CatalogPage, degradations: [Degradation])
     {
-        let provider = registration.provider
-        let provided = try await runUnderDeadline(
-            "The page provider for \"\(context.pageID)\"", timeout: registration.options.timeout,
-            timeoutCode: .providerTimeout,
-            count: { providers.count(context.pageID, outcome: $0) }, { try await provider(context) })
+        let provider = registration.work
+        let provided = try await providers.code.run(context.pageID, timeout: registration.options.timeout) {
+            try await provider(context)
+        }
         let page =
             try unchanged(provided, context: context, options: registration.options)
             ?? validate(provided, context: context, options: registration.options)
-        providers.count(context.pageID, outcome: provided.degradations.isEmpty ? "ok" : "degraded")
+        providers.code.count(context.pageID, outcome: provided.degradations.isEmpty ? "ok" : "degraded")
         providers.remember(page, parameters: context.parameters)
         return (page, provided.degradations)
     }
@@ -79,18 +80,8 @@ extension BFFApplication {
         }
         let errors = diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else {
-            providers.count(context.pageID, outcome: ProblemCode.invalidProviderPage.rawValue)
-            log.error(
-                "invalid provider page",
-                [
-                    "requestID": .string(context.requestID), "page": .string(context.pageID),
-                    "diagnostics": .string(errors.map(\.description).joined(separator: "; ")),
-                ])
-            throw ProblemDetails(
-                .invalidProviderPage,
-                detail:
-                    "The page provider for \"\(context.pageID)\" returned a page with \(errors.count) error\(errors.count == 1 ? "" : "s").",
-                diagnostics: errors)
+            throw providers.code.refusal(
+                context.pageID, errors: errors, log: context.log, showingDiagnostics: configuration.mock.enabled)
         }
         return CatalogPage(
             page: page, pageSize: options.pageSize ?? configuration.pages.defaultPageSize,

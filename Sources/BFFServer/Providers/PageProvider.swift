@@ -21,6 +21,8 @@ public struct PageRequestContext: Sendable {
     public var acceptLanguage: String?
     /// The request id; pass it to upstream calls so logs correlate.
     public var requestID: String
+    /// The server's logger, every line carrying this request's `requestID`.
+    public var log: Logger
 }
 
 /// A provider's result.

@@ -12,10 +12,7 @@ import Synchronization
 ///
 /// A provider page id shadows a page file with the same id.
 public final class PageProviders: Sendable {
-    struct Registration: Sendable {
-        var provider: PageProvider
-        var options: PageProviderOptions
-    }
+    typealias Registration = CodeRegistry<PageProvider, PageProviderOptions>.Registration
 
     struct PageKey: Hashable, Sendable {
         var pageID: String
@@ -23,12 +20,13 @@ public final class PageProviders: Sendable {
         var parameters: [String: String]?
     }
 
-    private let entries = Mutex<[String: Registration]>([:])
-    private let registered = Atomic<Int>(0)
+    let code = CodeRegistry<PageProvider, PageProviderOptions>(
+        .init(
+            subject: "page provider", label: "page", metric: "flow_bff_provider_calls_total",
+            help: "Page provider calls, by page and outcome.", timeoutCode: .providerTimeout,
+            invalidCode: .invalidProviderPage, allowsPatterns: false))
     /// The latest page each (page id, parameters) produced, so next-page requests usually need no provider call.
     private let recent = BoundedCache<PageKey, CatalogPage>(capacity: 1_024)
-    private let outcomes = LabeledCounter(
-        "flow_bff_provider_calls_total", help: "Page provider calls, by page and outcome.", labels: ["page", "outcome"])
     /// Sink for ``UpstreamClient`` metrics, rendered at `/metrics`.
     public let upstreamMetrics = UpstreamMetrics()
 
@@ -40,21 +38,14 @@ public final class PageProviders: Sendable {
         _ pageID: String, options: PageProviderOptions = PageProviderOptions(), _ provider: @escaping PageProvider
     ) {
         precondition(PageID.isValid(pageID), "page ids match \(PageID.pattern)")
-        entries.withLock { $0[pageID] = Registration(provider: provider, options: options) }
-        registered.add(1, ordering: .relaxed)
+        code.register(pageID, options: options, provider)
     }
 
     /// Registered page ids, sorted.
-    public var pageIDs: [String] { entries.withLock { $0.keys.sorted() } }
-
-    /// True while no provider is registered (one atomic load).
-    var isEmpty: Bool { registered.load(ordering: .relaxed) == 0 }
+    public var pageIDs: [String] { code.patterns }
 
     /// The registration for `pageID`; one atomic load when nothing is registered (the file-page hot path).
-    func registration(for pageID: some StringProtocol) -> Registration? {
-        guard registered.load(ordering: .relaxed) > 0 else { return nil }
-        return entries.withLock { $0[String(pageID)] }
-    }
+    func registration(for pageID: some StringProtocol) -> Registration? { code.registration(for: pageID) }
 
     /// Remembers the page a provider just produced for `parameters` (and as the page id's latest).
     func remember(_ page: CatalogPage, parameters: [String: String]) {
@@ -77,12 +68,6 @@ public final class PageProviders: Sendable {
         recent[PageKey(pageID: pageID, parameters: nil)]
     }
 
-    func count(_ pageID: String, outcome: String) {
-        outcomes.increment([pageID, outcome])
-    }
-
     /// Provider calls by page and outcome (none before the first call), then the upstream families.
-    var families: [MetricFamily] {
-        (outcomes.isEmpty ? [] : [outcomes.family]) + upstreamMetrics.families
-    }
+    var families: [MetricFamily] { code.families + upstreamMetrics.families }
 }
