@@ -148,13 +148,14 @@ extension Connection {
         let bodyLength = output.pendingBytes - before - headLength
 
         loop.served.add(1, ordering: .relaxed)
-        if loop.wantsAccessLog {
-            loop.logger.access(
-                HTTPAccessLogEntry(
-                    method: info.method, target: info.target, version: info.version, status: status.code,
-                    bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
-                    durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
-                    context: response.logContext, loop: loop.index))
+        if loop.wantsAccessLog || response.onSent != nil {
+            let entry = HTTPAccessLogEntry(
+                method: info.method, target: info.target, version: info.version, status: status.code,
+                bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
+                durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
+                context: response.logContext, loop: loop.index)
+            if loop.wantsAccessLog { loop.logger.access(entry) }
+            response.onSent?(entry)
         }
 
         if let stream {

@@ -35,13 +35,10 @@ public struct HTTPLogContext: Sendable {
     public var route: String
     /// The request id the response carries.
     public var requestID: String
-    /// Anything else the log sink needs back (kept as an existential: set it only when needed).
-    public var extra: (any Sendable)?
 
-    public init(route: String, requestID: String, extra: (any Sendable)? = nil) {
+    public init(route: String, requestID: String) {
         self.route = route
         self.requestID = requestID
-        self.extra = extra
     }
 }
 

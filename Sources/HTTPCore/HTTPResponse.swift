@@ -16,6 +16,10 @@ public struct HTTPResponse: Sendable {
     /// characters). Set this rather than a field in ``headers``: the server writes it straight into the head, with no
     /// field list to build and check per response. A field of that name in ``headers`` is sent as well.
     public var requestID: String?
+    /// Told what the server wrote for this response (status, bytes, encoding, duration), once it is queued: for a
+    /// layer that wants to know what went on the wire (a request journal). Never sent. `target` is empty unless the
+    /// server's log sink wants access entries.
+    public var onSent: (@Sendable (HTTPAccessLogEntry) -> Void)?
 
     /// The body kinds.
     public enum Body: Sendable {

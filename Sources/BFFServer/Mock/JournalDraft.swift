@@ -2,9 +2,9 @@ import CCrypto
 import Foundation
 import HTTPCore
 
-/// A journal entry waiting for its status: attached to the response (``HTTPLogContext/extra``) and recorded
-/// when HTTPCore reports what it sent, so the journal shows the 304 or the gzip answer that went on the wire.
-struct JournalDraft: ResponseSentObserver {
+/// A journal entry waiting for its status: the mock layer subscribes it to what HTTPCore sends for the response
+/// (``HTTPResponse/onSent``), so the journal shows the 304 or the gzip answer that went on the wire.
+struct JournalDraft: Sendable {
     let journal: RequestJournal
     var entry: JournalEntry
 
@@ -49,6 +49,4 @@ struct JournalDraft: ResponseSentObserver {
         entry.status = status
         journal.append(entry)
     }
-
-    func responseSent(_ sent: HTTPAccessLogEntry) { record(status: sent.status) }
 }

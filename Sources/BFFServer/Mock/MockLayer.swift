@@ -120,9 +120,8 @@ final class MockLayer: HTTPResponder {
             draft.entry.problemCode = problem["code"]?.stringValue
             draft.entry.detail = problem["detail"]?.stringValue
         }
-        var context = response.logContext ?? HTTPLogContext(route: "unmatched", requestID: "-")
-        context.extra = draft
-        response.logContext = context
+        let entry = draft
+        response.onSent = { sent in entry.record(status: sent.status) }
         return response
     }
 }

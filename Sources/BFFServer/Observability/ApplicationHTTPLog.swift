@@ -3,8 +3,8 @@ import PageModel
 
 /// The application's ``HTTPLogSink``: metrics and the access log are fed from what HTTPCore actually wrote
 /// (status, bytes, encoding, duration), with the route and request id the application attached to the response
-/// (``HTTPLogContext``). A context's ``HTTPLogContext/extra`` that is a ``ResponseSentObserver`` (the mock
-/// journal's draft entry) is told too. HTTPCore's own error reports become structured log lines.
+/// (``HTTPLogContext``). HTTPCore's own error reports become structured log lines. (The mock journal subscribes to
+/// what was sent on its own responses, ``HTTPResponse/onSent``.)
 ///
 /// A class: HTTPCore holds it as an `any HTTPLogSink`, and a reference is one count to copy where a struct of four
 /// fields would be several.
@@ -35,11 +35,10 @@ final class ApplicationHTTPLog: HTTPLogSink {
         // Answers HTTPCore made itself (malformed requests, a dropped promise) carry no context.
         let route: String
         let requestID: String
-        let extra: (any Sendable)?
         if let context = entry.context {
-            (route, requestID, extra) = (context.route, context.requestID, context.extra)
+            (route, requestID) = (context.route, context.requestID)
         } else {
-            (route, requestID, extra) = ("server", "-", nil)
+            (route, requestID) = ("server", "-")
         }
         let seconds = Double(entry.durationNanoseconds) / 1e9
         metrics.record(route: route, status: entry.status, seconds: seconds, loop: entry.loop)
@@ -55,7 +54,6 @@ final class ApplicationHTTPLog: HTTPLogSink {
             // A closure literal, not the method reference `line.append(to:)` (that would allocate a context).
             sink.writeLine { line.append(to: &$0) }
         }
-        if let extra { (extra as? any ResponseSentObserver)?.responseSent(entry) }
         if forwardsAccess { forward.access(entry) }
     }
 
@@ -63,9 +61,4 @@ final class ApplicationHTTPLog: HTTPLogSink {
         log.error(message, ["source": "http"])
         forward.error(message)
     }
-}
-
-/// Something that wants to know what was sent for one response (attached as ``HTTPLogContext/extra``).
-protocol ResponseSentObserver: Sendable {
-    func responseSent(_ entry: HTTPAccessLogEntry)
 }
