@@ -144,7 +144,7 @@ public func makeServer(
     let log = ApplicationHTTPLog(
         metrics: application.metrics, log: application.log, accessLog: configuration.logging.accessLog,
         forward: httpLogger)
-    let server = HTTPServer(configuration: http, logger: log, responder: application)
+    let server = HTTPServer(configuration: http, logger: log, responder: application.publicResponder())
     let operationsServer = configuration.server.adminPort.map { port in
         var operations = HTTPServer.Configuration(host: configuration.server.host, port: port)
         operations.workerThreads = 1
@@ -152,8 +152,7 @@ public func makeServer(
         operations.limits.maxConnections = 256
         operations.limits.maxBodySize = 1024
         operations.timeouts = http.timeouts
-        return HTTPServer(
-            configuration: operations, logger: log, responder: OperationsResponder(application: application))
+        return HTTPServer(configuration: operations, logger: log, responder: application.operationsResponder())
     }
     return BFFService(
         application: application, server: server, operationsServer: operationsServer,

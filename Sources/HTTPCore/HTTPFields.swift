@@ -128,7 +128,7 @@ func asciiLower(_ byte: UInt8) -> UInt8 {
 extension StringProtocol {
     /// ASCII case-insensitive comparison without allocating.
     @inlinable
-    func asciiCaseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+    package func asciiCaseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         let contiguous = utf8.withContiguousStorageIfAvailable { lhs in
             other.utf8.withContiguousStorageIfAvailable { rhs in lhs.asciiCaseInsensitiveEquals(rhs) }
@@ -178,7 +178,7 @@ extension UnsafeBufferPointer<UInt8> {
 
     /// Equality with an ASCII literal, ignoring case.
     @inlinable
-    func asciiCaseInsensitiveEquals(_ other: StaticString) -> Bool {
+    package func asciiCaseInsensitiveEquals(_ other: StaticString) -> Bool {
         other.withUTF8Buffer { asciiCaseInsensitiveEquals($0) }
     }
 }

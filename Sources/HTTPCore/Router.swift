@@ -4,15 +4,17 @@
     import Darwin
 #endif
 
-/// Routes requests by method and path pattern to handlers.
+/// Routes requests by method and path pattern to handlers, handing each handler the request and a `Context` the
+/// caller made for it (Hummingbird's request context: what a server reads once per request and its handlers share).
+/// ``Router`` is the router without a context, an ``HTTPResponder`` by itself.
 ///
 /// Patterns are `/`-separated segments; a segment `{name}` captures one non-empty path segment into
 /// ``HTTPRequest/pathParameters`` (percent-decoded; a malformed escape is a 400). Matching is exact and
 /// case-sensitive on the raw (undecoded) path; trailing slashes matter. Literal routes win over parameter
 /// routes. `HEAD` falls back to the `GET` route (the server sends no body). No match → 404; a path that
 /// matches with other methods only → 405 with `Allow`. Both answers are problem+json.
-public struct Router: HTTPResponder {
-    public typealias Handler = @Sendable (HTTPRequest) throws -> HTTPReply
+public struct ContextRouter<Context: Sendable>: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest, Context) throws -> HTTPReply
 
     private enum Segment: Sendable, Equatable {
         case literal([UInt8])
@@ -33,7 +35,7 @@ public struct Router: HTTPResponder {
 
     /// Adds a route. Later registrations of the same method and pattern replace earlier ones.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
-        let segments = Router.split(pattern).map { segment -> Segment in
+        let segments = Self.split(pattern).map { segment -> Segment in
             if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
                 return .parameter(String(segment.dropFirst().dropLast()))
             }
@@ -57,18 +59,19 @@ public struct Router: HTTPResponder {
     public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add(.put, pattern, handler) }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.delete, pattern, handler) }
 
-    /// Routes `request` (taken, not copied: the router sets its ``HTTPRequest/pathParameters`` in place).
-    public func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
+    /// Routes `request` with its `context` (taken, not copied: the router sets its ``HTTPRequest/pathParameters``
+    /// in place).
+    public func respond(to request: consuming HTTPRequest, context: Context) throws -> HTTPReply {
         let method = request.method
         // The match comes back as indices, not closures: a closure returned through the generic
         // `withContiguousStorageIfAvailable` would be re-abstracted (a thunk and an allocation per request).
         let found = try request.path.utf8.withContiguousStorageIfAvailable { try match(method, $0) }
         switch try found ?? Array(request.path.utf8).withUnsafeBufferPointer({ try match(method, $0) }) {
         case .literal(let index, let method):
-            return try literalRoutes[index].byMethod[method]!(request)
+            return try literalRoutes[index].byMethod[method]!(request, context)
         case .parameter(let index, let parameters):
             request.pathParameters = parameters
-            return try parameterRoutes[index].handler(request)
+            return try parameterRoutes[index].handler(request, context)
         case .none(let allowed):
             if allowed.isEmpty {
                 throw HTTPError(.notFound, code: "route_not_found", detail: "No route for \(request.path)")
@@ -94,15 +97,15 @@ public struct Router: HTTPResponder {
         // Routes are visited by index, not iterated as values: a copy of each route would retain and release its
         // arrays, method and handler on every request.
         var allowed: Set<HTTPMethod> = []
-        for index in literalRoutes.indices where Router.equal(literalRoutes[index].path, path) {
+        for index in literalRoutes.indices where Self.equal(literalRoutes[index].path, path) {
             if literalRoutes[index].byMethod[method] != nil { return .literal(index, method) }
             if method == .head && literalRoutes[index].byMethod[.get] != nil { return .literal(index, .get) }
             allowed.formUnion(literalRoutes[index].byMethod.keys)
         }
-        for index in parameterRoutes.indices where Router.matches(parameterRoutes[index].segments, path) {
+        for index in parameterRoutes.indices where Self.matches(parameterRoutes[index].segments, path) {
             let routeMethod = parameterRoutes[index].method
             if routeMethod == method || (method == .head && routeMethod == .get) {
-                return .parameter(index, try Router.parameters(parameterRoutes[index].segments, path))
+                return .parameter(index, try Self.parameters(parameterRoutes[index].segments, path))
             }
             allowed.insert(routeMethod)
         }
@@ -165,5 +168,38 @@ public struct Router: HTTPResponder {
         var end = start
         while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
         return end
+    }
+}
+
+/// A router whose handlers take the request alone.
+public typealias Router = ContextRouter<Void>
+
+extension ContextRouter: HTTPResponder where Context == Void {
+    /// Adds a route whose handler takes the request alone.
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply
+    ) {
+        add(method, pattern) { request, _ in try handler(request) }
+    }
+
+    public mutating func get(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
+        add(.get, pattern, handler)
+    }
+
+    public mutating func post(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
+        add(.post, pattern, handler)
+    }
+
+    public mutating func put(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
+        add(.put, pattern, handler)
+    }
+
+    public mutating func delete(_ pattern: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPReply) {
+        add(.delete, pattern, handler)
+    }
+
+    /// Routes `request`.
+    public func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
+        try respond(to: request, context: ())
     }
 }

@@ -7,7 +7,7 @@ extension BFFApplication {
     /// registered for the name (``ActionHandlers``) or the page file's declared answer
     /// (Actions/BFFApplication+DeclaredAnswer.swift), resolved for the client like the page. With an
     /// `Idempotency-Key`, the answer is computed once and replayed for retries (Actions/IdempotentAnswering.swift).
-    func serveAction(_ request: HTTPRequest, _ requestID: String) throws -> Answer {
+    func serveAction(_ request: HTTPRequest, _ context: RequestContext) throws -> Answer {
         let snapshot = snapshot
         let name = request.pathParameters["name"] ?? ""
         let body = try jsonBody(of: request)
@@ -25,22 +25,23 @@ extension BFFApplication {
                 suggestion: NearMiss.closest(
                     to: name, among: Array(snapshot.catalog.actions.keys) + actions.patterns))
         }
-        if let documents = try lookup.actionDocuments(action.pageID, request, in: self, snapshot: snapshot) {
+        if let documents = try lookup.actionDocuments(action.pageID, context: context, snapshot: snapshot) {
             try ActionTargets.check(action, against: documents.map { snapshot.actionTargets(of: $0) })
         }
         let page = snapshot.catalog.pages[declared?.pageID ?? action.pageID]
         let idempotency = try IdempotentAnswering(
-            request, action: name, ttlSeconds: configuration.actions.idempotencySeconds)
+            request, action: name, session: context.validSession, ttlSeconds: configuration.actions.idempotencySeconds)
         if let handler {
-            let context = ActionRequestContext(
+            let call = ActionRequestContext(
                 request: action, query: lookup.parameters(of: request), headers: request.headers,
-                session: request.headers["X-Flow-Session"], capabilities: try ClientVariant.capabilities(of: request),
-                acceptLanguage: request.headers["Accept-Language"], requestID: requestID,
-                deadline: ContinuousClock.now + handler.options.timeout, log: log.with("requestID", .string(requestID)))
+                session: context.validSession, capabilities: try context.capabilities(),
+                acceptLanguage: context.acceptLanguage, requestID: context.requestID,
+                deadline: ContinuousClock.now + handler.options.timeout,
+                log: log.with("requestID", .string(context.requestID)))
             let compute = { @Sendable () async throws -> HTTPResponse in
-                let answer = try await self.runHandler(handler, context)
-                self.lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
-                return try self.actionResponse(answer, declaredBy: page, request)
+                let answer = try await self.runHandler(handler, call)
+                self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
+                return try self.actionResponse(answer, declaredBy: page, context)
             }
             guard let idempotency else { return .later(compute) }
             let lease = IdempotentAnswering.lease(outliving: handler.options.timeout)
@@ -48,10 +49,9 @@ extension BFFApplication {
         }
         guard let declared else { preconditionFailure("checked above") }
         let answer = { @Sendable () throws -> HTTPResponse in
-            let answer = try self.declaredAnswer(
-                declared, to: action, request, snapshot: snapshot, requestID: requestID)
-            self.lookup.actionAnswered(answer.response, action, request, in: self, snapshot: snapshot)
-            return try self.actionResponse(answer, declaredBy: page, request)
+            let answer = try self.declaredAnswer(declared, to: action, request, context, snapshot: snapshot)
+            self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
+            return try self.actionResponse(answer, declaredBy: page, context)
         }
         guard let idempotency else { return .now(try answer()) }
         return .later { try await idempotency.answer(store: self.actions.idempotencyStore, answer) }
@@ -60,10 +60,10 @@ extension BFFApplication {
     /// The response carrying `answer`: its prepared body when it is fixed and the client declared nothing;
     /// otherwise resolved for the client's capabilities and locale (like the page declaring the action) and encoded
     /// per request — action answers are not cached by clients and are far rarer than page loads.
-    func actionResponse(_ answer: ActionAnswer, declaredBy page: CatalogPage?, _ request: HTTPRequest) throws
+    func actionResponse(_ answer: ActionAnswer, declaredBy page: CatalogPage?, _ context: RequestContext) throws
         -> HTTPResponse
     {
-        let variant = try page.map { try ClientVariant.of(request, page: $0) } ?? .plain
+        let variant = try page.map { page throws(ProblemDetails) in try context.variant(for: page) } ?? .plain
         guard let page, let resolver = variant.resolver(for: page) else {
             if let prepared = answer.prepared { return .prepared(prepared, headers: ["Cache-Control": "no-store"]) }
             // Computed per request: sent as encoded, compressed on the way only when the client asks for gzip.

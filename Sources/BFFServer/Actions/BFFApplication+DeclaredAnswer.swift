@@ -10,13 +10,13 @@ extension BFFApplication {
     ///   lies in what a placeholder inserted), else 500 `invalid_action_response` (the page file's fault) — neither
     ///   names a path inside the answer; the log line does (and, for the 500 in mock mode, `diagnostics`).
     func declaredAnswer(
-        _ declared: CatalogAction, to action: ActionRequest, _ request: HTTPRequest, snapshot: CatalogSnapshot,
-        requestID: String
+        _ declared: CatalogAction, to action: ActionRequest, _ request: HTTPRequest, _ context: RequestContext,
+        snapshot: CatalogSnapshot
     ) throws -> ActionAnswer {
         guard !declared.rules.isEmpty else {
             return ActionAnswer(response: declared.response, prepared: snapshot.actionBodies[declared.name])
         }
-        let facts = requestFacts(action, request)
+        let facts = requestFacts(action, request, context)
         guard let rule = declared.rules.first(where: { $0.when?.matches(facts) ?? true }) else {
             return ActionAnswer(response: declared.response, prepared: nil)
         }
@@ -29,7 +29,7 @@ extension BFFApplication {
             do {
                 return ActionAnswer(response: try Self.filled(template, facts), prepared: nil)
             } catch {
-                throw problem(for: error, action: action, requestID: requestID)
+                throw problem(for: error, action: action, requestID: context.requestID)
             }
         }
     }
@@ -61,12 +61,10 @@ extension BFFApplication {
     }
 
     /// What conditions and templates read from an action request.
-    func requestFacts(_ action: ActionRequest, _ request: HTTPRequest) -> RequestFacts {
-        let sessionID = try? MockRequestContext.sessionID(request)
-        let scenario = lookup.scenario(for: action.pageID, request, sessionID: sessionID ?? nil)
-        return RequestFacts(
+    func requestFacts(_ action: ActionRequest, _ request: HTTPRequest, _ context: RequestContext) -> RequestFacts {
+        RequestFacts(
             action: action, query: lookup.parameters(of: request), headers: request.headers,
-            sessionID: sessionID ?? nil, scenario: scenario)
+            sessionID: context.validSession, scenario: lookup.scenario(for: action.pageID, context: context))
     }
 
     /// `template` filled from `facts`, decoded and checked like a declared response.

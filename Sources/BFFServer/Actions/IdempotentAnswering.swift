@@ -5,7 +5,7 @@ import PageModel
 /// with a key runs; a retry with the same key and the same request (action name and body) gets the stored answer
 /// again (`Idempotent-Replayed: true`) without running anything; the same key with another request is 422
 /// `idempotency_key_reused`; a retry while the first still runs is 409 `idempotency_key_in_use`. Keys are scoped
-/// to the `X-Flow-Session` (or to no session). A 5xx answer or an error is not stored, so a retry runs again.
+/// to the request's session (``RequestContext``: `X-Flow-Session`, else the `flow_session` cookie), or to no session. A 5xx answer or an error is not stored, so a retry runs again.
 ///
 /// A store that cannot answer (Redis down) refuses the request 503 `idempotency_store_unavailable` with
 /// `Retry-After: 1` and runs nothing: fail closed, so a retry during an outage never applies an action twice. A claim
@@ -35,7 +35,8 @@ struct IdempotentAnswering: Sendable {
 
     /// `nil` when the request has no `Idempotency-Key`.
     /// - Throws: 400 `invalid_idempotency_key` for an empty, over-long or non-ASCII key.
-    init?(_ request: HTTPRequest, action: String, ttlSeconds: Double) throws(ProblemDetails) {
+    /// - Parameter session: the request's session (``RequestContext``), which scopes the key.
+    init?(_ request: HTTPRequest, action: String, session: String?, ttlSeconds: Double) throws(ProblemDetails) {
         guard var value = request.headers[Self.header] else { return nil }
         // The draft's sf-string form ("…"); a bare value is accepted too.
         if value.utf8.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
@@ -45,7 +46,7 @@ struct IdempotentAnswering: Sendable {
             throw ProblemDetails(
                 .invalidIdempotencyKey, detail: "An Idempotency-Key is 1–255 visible ASCII characters (a UUID, say).")
         }
-        key = (request.headers["X-Flow-Session"] ?? "") + "\u{0}" + value
+        key = (session ?? "") + "\u{0}" + value
         fingerprint = Crypto.hex(Crypto.sha256(Array((action + "\n").utf8) + request.body))
         ttl = .milliseconds(Int(ttlSeconds * 1000))
     }

@@ -3,8 +3,9 @@ import PageModel
 
 /// The public routes: the contract's (docs/contract.md) and the operational ones.
 extension BFFApplication {
-    func makeRouter() -> Router {
-        var router = Router()
+    /// The public routes (without the preview's, PreviewResponder.swift).
+    func makeRouter() -> ContextRouter<RequestContext> {
+        var router = ContextRouter<RequestContext>()
         router.get(
             ContractRoute.pageIndex.template, route(ContractRoute.pageIndex.name) { _, _ in .now(self.pageIndex()) })
         router.get(ContractRoute.page.template, route(ContractRoute.page.name, servePage))
@@ -18,12 +19,11 @@ extension BFFApplication {
             route(ContractRoute.openAPI.name) { _, _ in
                 .now(.prepared(OpenAPIDocument.prepared, headers: ["Cache-Control": "no-cache"]))
             })
-        addPreviewRoutes(to: &router)
         return router
     }
 
     /// `/healthz`, `/readyz` and, when `metrics`, `/metrics`: the public listener's and the operations listener's.
-    func addOperationalRoutes(to router: inout Router, metrics: Bool) {
+    func addOperationalRoutes(to router: inout ContextRouter<RequestContext>, metrics: Bool) {
         router.get(ContractRoute.healthz.template, route(ContractRoute.healthz.name) { _, _ in .now(Self.healthy) })
         router.get(ContractRoute.readyz.template, route(ContractRoute.readyz.name) { _, _ in try self.readiness() })
         if metrics {

@@ -2,15 +2,16 @@ import HTTPCore
 import PageModel
 import Synchronization
 
-/// The flow-bff application: routes, the catalog snapshot, cursors, representations, metrics and the access log,
-/// as an ``HTTPResponder`` that ``HTTPServer`` drives. Stateless across requests apart from caches: any replica
-/// with the same pages and cursor key answers any request the same way.
+/// The flow-bff application: the catalog snapshot, cursors, representations, providers and handlers, metrics and
+/// the log, and the route handlers that use them (its routes are a ``ContextRouter`` the responder chain ends in,
+/// composed in `makeServer`). Stateless across requests apart from caches: any replica with the same pages and
+/// cursor key answers any request the same way.
 ///
 /// One pipeline serves every page (docs/architecture.md): a ``PageLookup`` names the document (file page, mock
 /// scenario or session copy, Swift provider), ``Representation`` turns (document, position, client variant) into
-/// prepared bytes, cached once per content version. Mock mode is a ``MockLayer`` in front of it, composed only
-/// when `mock.enabled`.
-public final class BFFApplication: HTTPResponder {
+/// prepared bytes, cached once per content version. Mock mode is a responder in front of the routes
+/// (``MockLayer``), composed only when `mock.enabled`.
+public final class BFFApplication: Sendable {
     public let configuration: BFFConfiguration
     let cursors: CursorCodec
     let metrics = Metrics()
@@ -31,11 +32,8 @@ public final class BFFApplication: HTTPResponder {
     private let current: Mutex<CatalogSnapshot>
     private let ready = Atomic<Bool>(true)
     private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
-    // Both written once at the end of init, before the object is shared; read-only afterwards.
-    private nonisolated(unsafe) var router = Router()
-    private nonisolated(unsafe) var mockLayer: MockLayer?
-    /// Cross-origin browser access (`http.corsOrigins`); `nil` when no origin is allowed.
-    private let cors: CORSPolicy?
+    /// What mock mode remembers between requests (sessions, journal, faults); `nil` in production.
+    let mock: MockState?
 
     /// - Parameters:
     ///   - configuration: the server's configuration (cursor keys, limits, logging, mock mode).
@@ -53,17 +51,15 @@ public final class BFFApplication: HTTPResponder {
         self.cursors = cursors
         self.log = Logger(sink: log)
         let mock = configuration.mock.enabled ? MockState(configuration: configuration.mock) : nil
-        lookup = mock.map { MockPageLookup(mock: $0) } ?? CatalogLookup()
-        let cors = CORSPolicy(configuration: configuration)
-        self.cors = cors.isEmpty ? nil : cors
+        self.mock = mock
+        let catalogLookup = CatalogLookup(providers: providers)
+        lookup = mock.map { MockPageLookup(mock: $0, base: catalogLookup) } ?? catalogLookup
         current = Mutex(CatalogSnapshot(catalog: catalog, cursors: cursors))
         reload.loaded(catalog)
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
         metricsRegistry.register { [unowned self] in metrics.families(openConnections: openConnectionCount) }
         metricsRegistry.register { [unowned self] in providers.families }
         metricsRegistry.register { [unowned self] in actions.families }
-        router = makeRouter()
-        mockLayer = mock.map { MockLayer(application: self, mock: $0) }
     }
 
     /// The catalog being served.
@@ -93,47 +89,12 @@ public final class BFFApplication: HTTPResponder {
 
     // MARK: Responder
 
-    public func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
-        guard let cors, let origin = request.headers["Origin"], cors.allows(origin) else {
-            return respondSameOrigin(to: request)
-        }
-        if request.method == .options, request.headers.contains("Access-Control-Request-Method") {
-            var response = cors.preflight(origin: origin)
-            let requestID = RequestID.accept(request.headers["X-Request-ID"])
-            response.requestID = requestID
-            response.logContext = HTTPLogContext(route: "cors.preflight", requestID: requestID)
-            return .response(response)
-        }
-        return respondSameOrigin(to: request).mapResponse { CORSPolicy.allowing(origin, $0) }
-    }
-
-    /// The answer, before any CORS field.
-    private func respondSameOrigin(to request: consuming HTTPRequest) -> HTTPReply {
-        // The preview's own files skip the mock layer (no simulated faults, no journal entries); the page
-        // requests it sends are ordinary /v1 requests and go through it like a device's.
-        if let mockLayer, !request.path.hasPrefix(Self.previewPrefix) { return mockLayer.respond(to: request) }
-        return serve(request)
-    }
-
-    /// Routes `request`. Every answer, routed or not, leaves through ``finish(_:route:requestID:)``.
-    /// The router takes the request over (no copy); what an unrouted answer needs is kept aside.
-    func serve(_ request: consuming HTTPRequest) -> HTTPReply {
-        let path = request.path
-        let headers = request.headers
-        do {
-            return try router.respond(to: request)
-        } catch {
-            return unrouted(path: path, headers: headers, error)
-        }
-    }
-
     /// The answer to a request no route took: the router's 404 or 405 as the contract's problem.
-    func unrouted(path: String, headers: HTTPFields, _ error: any Error) -> HTTPReply {
-        let requestID = RequestID.accept(headers["X-Request-ID"])
+    func unrouted(path: String, context: RequestContext, _ error: any Error) -> HTTPReply {
         metrics.inFlight.add(1, ordering: .relaxed)
         let answer: Result<HTTPResponse, any Error> =
             (error as? HTTPError).map { .success(Self.problem(for: $0, path: path)) } ?? .failure(error)
-        return .response(finish(answer, route: "unmatched", requestID: requestID))
+        return .response(finish(answer, route: "unmatched", requestID: context.requestID))
     }
 
     /// What a route handler answers: a response now, or one computed later in a task that runs on the event loop
@@ -143,15 +104,16 @@ public final class BFFApplication: HTTPResponder {
         case later(@Sendable () async throws -> HTTPResponse)
     }
 
-    /// A router handler for the route `name`: assigns the request id, runs `handler` and finishes its answer.
-    func route(_ name: String, _ handler: @escaping @Sendable (HTTPRequest, String) throws -> Answer)
-        -> Router.Handler
+    /// A router handler for the route `name`: runs `handler` with the request's context and finishes its answer
+    /// with the context's request id.
+    func route(_ name: String, _ handler: @escaping @Sendable (HTTPRequest, RequestContext) throws -> Answer)
+        -> ContextRouter<RequestContext>.Handler
     {
-        { request in
-            let requestID = RequestID.accept(request.headers["X-Request-ID"])
+        { request, context in
+            let requestID = context.requestID
             self.metrics.inFlight.add(1, ordering: .relaxed)
             do {
-                return self.reply(try handler(request, requestID), route: name, requestID: requestID)
+                return self.reply(try handler(request, context), route: name, requestID: requestID)
             } catch {
                 return .response(self.finish(.failure(error), route: name, requestID: requestID))
             }

@@ -13,12 +13,13 @@ struct CORSPolicy: Sendable, Hashable {
 
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     static let allowedHeaders =
-        "Content-Type, Accept, Accept-Language, Authorization, If-None-Match, Idempotency-Key, X-Flow-Client, "
-        + "X-Flow-Session, X-Flow-Scenario, X-Flow-Mock, X-Flow-Admin, X-Request-ID"
+        (["Content-Type", "Accept", "Accept-Language", "Authorization", "If-None-Match", "Idempotency-Key"]
+        + [FlowHeader.client, FlowHeader.session, FlowHeader.scenario, FlowHeader.mock, FlowHeader.admin]
+        + [FlowHeader.requestID]).joined(separator: ", ")
     /// Response fields a script may read besides the CORS-safelisted ones.
     static let exposedHeaders =
-        "ETag, Retry-After, X-Request-ID, X-Flow-Scenario, X-Flow-Scenario-Missing, X-Flow-Mock-Applied, "
-        + "X-Flow-Mock-Stale"
+        (["ETag", "Retry-After", FlowHeader.requestID, FlowHeader.scenario, FlowHeader.scenarioMissing]
+        + [FlowHeader.mockApplied, FlowHeader.mockStale]).joined(separator: ", ")
     static let maxAgeSeconds = "600"
 
     /// The configured origins, else the loopback origins in mock mode and none in production.

@@ -13,31 +13,6 @@ struct ClientVariant: Sendable, Hashable {
 
     var isPlain: Bool { capabilities == nil && locale == nil }
 
-    /// The variant a first-load request asks for.
-    /// - Throws: 400 `invalid_client_header` for a malformed `X-Flow-Client`.
-    static func of(_ request: HTTPRequest, page: CatalogPage) throws -> ClientVariant {
-        ClientVariant(capabilities: try capabilities(of: request), locale: locale(of: request, strings: page.strings))
-    }
-
-    /// The request's `X-Flow-Client` declaration, `nil` when absent.
-    /// - Throws: 400 `invalid_client_header` for a malformed value.
-    static func capabilities(of request: HTTPRequest) throws -> ClientCapabilities? {
-        guard let header = request.headers[ClientCapabilities.headerName] else { return nil }
-        do {
-            return try ClientCapabilities(header: header)
-        } catch {
-            throw ProblemDetails(
-                .invalidClientHeader, detail: error.description)
-        }
-    }
-
-    /// The negotiated locale when it is not the default one (`nil` otherwise, and for pages without strings).
-    static func locale(of request: HTTPRequest, strings: LocalizedStrings?) -> String? {
-        guard let strings, let accept = request.headers["Accept-Language"] else { return nil }
-        let locale = strings.negotiate(acceptLanguage: accept)
-        return locale == strings.defaultLocale ? nil : locale
-    }
-
     /// The variant a cursor was issued for; `nil` when its profile does not parse (never for our own cursors).
     static func of(_ cursor: Cursor) -> ClientVariant? {
         var variant = ClientVariant(locale: cursor.locale)

@@ -14,7 +14,6 @@ import PageModel
 ///   `Content-Type: application/json`, or the admin token.
 enum AdminAccess {
     /// The header the preview's script, the scripts and the docs' `curl` lines send with state-changing calls.
-    static let adminHeader = "X-Flow-Admin"
 
     static let forbidden = ProblemDetails(
         .adminForbidden,
@@ -44,7 +43,7 @@ enum AdminAccess {
                 host: HostPolicy.authority(target: request.target, host: headers["Host"]), cors: cors)
         else { throw crossSite }
         guard
-            !changesState(request.method, path: request.path) || hasToken || headers[adminHeader] != nil
+            !changesState(request.method, path: request.path) || hasToken || headers[FlowHeader.admin] != nil
                 || MediaType.isJSON(headers["Content-Type"])
         else { throw headerRequired }
     }

@@ -12,8 +12,9 @@ struct JournalDraft: Sendable {
     ///   - bodyLimit: bytes of the body kept (`mock.journalBodyBytes`).
     ///   - redacting: lowercased names of the fields whose values are replaced by `[redacted]`
     ///     (`mock.journalRedactHeaders`); a `Cookie` keeps its cookie names (`a=[redacted]; b=[redacted]`).
+    /// - Parameter session: the request's session (``RequestContext``).
     init(
-        _ request: HTTPRequest, journal: RequestJournal, bodyLimit: Int = 16_384,
+        _ request: HTTPRequest, session: String?, journal: RequestJournal, bodyLimit: Int = 16_384,
         redacting: Set<String> = BFFConfiguration.Mock.defaultRedactedHeaders
     ) {
         self.journal = journal
@@ -26,7 +27,7 @@ struct JournalDraft: Sendable {
             time: Date().timeIntervalSince1970, method: request.method.rawValue, target: request.target,
             headers: headers, bodyBytes: request.body.count,
             bodyDigest: request.body.isEmpty ? "" : Crypto.hex(Crypto.sha256(request.body).prefix(8)),
-            status: 0, session: (try? MockRequestContext.sessionID(request)) ?? nil, scenario: nil, faults: [],
+            status: 0, session: session, scenario: nil, faults: [],
             problemCode: nil, detail: nil)
         entry.body = Array(request.body.prefix(bodyLimit))
         entry.bodyTruncated = request.body.count > bodyLimit

@@ -9,16 +9,19 @@ import PageModel
 extension MockLayer {
 
     /// Answers `/__admin/…` through the admin routes (not journaled, not simulated).
-    func serveAdmin(_ request: HTTPRequest) -> HTTPReply {
+    func serveAdmin(_ request: HTTPRequest, context: RequestContext, admin: ContextRouter<RequestContext>)
+        -> HTTPReply
+    {
         do {
-            return try admin.respond(to: request)
+            return try admin.respond(to: request, context: context)
         } catch {
-            return application.unrouted(path: request.path, headers: request.headers, error)
+            return application.unrouted(path: request.path, context: context, error)
         }
     }
 
-    func makeAdminRouter() -> Router {
-        var router = Router()
+    /// The admin routes and the index, calling this layer.
+    func makeAdminRouter() -> ContextRouter<RequestContext> {
+        var router = ContextRouter<RequestContext>()
         // The index is for anyone who can reach the server, like the pages it lists (MockLayer+Index.swift).
         router.get(
             "/",
@@ -68,7 +71,7 @@ extension MockLayer {
     /// Labels an admin handler's route and refuses requests naming another host, peers that may not use the admin
     /// API, cross-site pages and state-changing calls a web page could send without a preflight.
     func adminRoute(_ name: String, _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse)
-        -> Router.Handler
+        -> ContextRouter<RequestContext>.Handler
     {
         application.route(name) { request, _ in
             try self.hosts.check(request)

@@ -64,7 +64,7 @@ extension MockLayer {
                     var scenario = JSONObject()
                     scenario["name"] = .string(name)
                     scenario["href"] = .string(
-                        "/v1/pages/\(id)?\(MockRequestContext.scenarioQuery)=\(Self.queryEncoded(name))")
+                        "/v1/pages/\(id)?\(FlowHeader.scenarioQuery)=\(Self.queryEncoded(name))")
                     if preview {
                         scenario["preview"] = .string(
                             "/__preview?page=\(Self.queryEncoded(id))&scenario=\(Self.queryEncoded(name))")

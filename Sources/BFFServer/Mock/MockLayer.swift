@@ -3,10 +3,10 @@ import Foundation
 import HTTPCore
 import PageModel
 
-/// Mock mode, as a responder in front of the application (composed only when `mock.enabled`): the admin API, the
-/// network simulation (latency, faults) and the request journal. Scenarios and session copies are the
-/// ``MockPageLookup`` the application's pipeline asks.
-final class MockLayer: HTTPResponder {
+/// Mock mode's state and behaviour in the responder chain (``MockResponder``, composed only when `mock.enabled`):
+/// the admin API, the network simulation (latency, faults) and the request journal. Scenarios and session copies
+/// are the ``MockPageLookup`` the application's pipeline asks.
+final class MockLayer: Sendable {
     unowned let application: BFFApplication
     let mock: MockState
     /// The `Host` values the admin API and the index answer (`mock.allowedHosts`).
@@ -15,8 +15,6 @@ final class MockLayer: HTTPResponder {
     let cors: CORSPolicy
     /// `mock.journalRedactHeaders`, lowercased.
     let redactedHeaders: Set<String>
-    // Written once at the end of init, before the object is shared; read-only afterwards.
-    private(set) nonisolated(unsafe) var admin = Router()
 
     init(application: BFFApplication, mock: MockState) {
         self.application = application
@@ -24,21 +22,28 @@ final class MockLayer: HTTPResponder {
         hosts = HostPolicy(allowedHosts: application.configuration.mock.allowedHosts)
         cors = CORSPolicy(configuration: application.configuration)
         redactedHeaders = Set(mock.configuration.journalRedactHeaders.map { $0.lowercased() })
-        admin = makeAdminRouter()
     }
 
     var configuration: BFFConfiguration { application.configuration }
 
-    /// Admin requests and the index (`/`) go to the admin router; every other request gets the network simulation
-    /// its header or route asks for, is served by the application, and is journaled with what was actually sent.
-    func respond(to request: HTTPRequest) -> HTTPReply {
-        if request.path.hasPrefix("/__admin/") || request.path == "/" { return serveAdmin(request) }
+    /// Admin requests and the index (`/`) go to the `admin` routes; the preview's own files pass through untouched
+    /// (no simulated faults, no journal entries: the page requests the preview sends are ordinary `/v1` requests
+    /// and are simulated and journaled like a device's); every other request gets the network simulation its header
+    /// or route asks for, is answered by `next`, and is journaled with what was actually sent.
+    func respond(
+        to request: HTTPRequest, context: RequestContext, admin: ContextRouter<RequestContext>,
+        next: any ChainResponder
+    ) -> HTTPReply {
+        if request.path.hasPrefix("/__admin/") || request.path == "/" {
+            return serveAdmin(request, context: context, admin: admin)
+        }
+        if request.path.hasPrefix(BFFApplication.previewPrefix) { return next.respond(to: request, context: context) }
         var draft = JournalDraft(
-            request, journal: mock.journal, bodyLimit: mock.configuration.journalBodyBytes,
-            redacting: redactedHeaders)
+            request, session: context.validSession, journal: mock.journal,
+            bodyLimit: mock.configuration.journalBodyBytes, redacting: redactedHeaders)
         var decision = FaultDecision()
         do {
-            let header = try request.headers[MockRequestContext.simulationHeader].map(FaultSpec.parse)
+            let header = try request.headers[FlowHeader.mock].map(FaultSpec.parse)
             let spec = FaultPlan.spec(
                 header: header, method: request.method.rawValue, path: request.path,
                 runtime: sessionRules(of: draft.entry.session) + mock.runtimeRules.withLock { $0 },
@@ -49,10 +54,10 @@ final class MockLayer: HTTPResponder {
         } catch {
             let problem = ProblemDetails(
                 .invalidMockHeader, detail: "\(error) (syntax: docs/mock.md)")
-            return .response(journaled(answered(problem.makeResponse(), request, route: "mock.header"), draft))
+            return .response(journaled(answered(problem.makeResponse(), context, route: "mock.header"), draft))
         }
         draft.entry.faults = decision.labels
-        let reply = simulate(decision, request: request, draft: draft)
+        let reply = simulate(decision, request: request, context: context, draft: draft, next: next)
         guard decision.latencyMs > 0 else { return reply }
         let queue = mock.timerQueue
         let deadline = DispatchTime.now() + .milliseconds(decision.latencyMs)
@@ -66,7 +71,10 @@ final class MockLayer: HTTPResponder {
     }
 
     /// Serves `request` with the decided fault applied.
-    private func simulate(_ decision: FaultDecision, request: HTTPRequest, draft: JournalDraft) -> HTTPReply {
+    private func simulate(
+        _ decision: FaultDecision, request: HTTPRequest, context: RequestContext, draft: JournalDraft,
+        next: any ChainResponder
+    ) -> HTTPReply {
         let applied = decision.labels.joined(separator: "; ")
         switch decision.fault {
         case .reset:
@@ -81,14 +89,14 @@ final class MockLayer: HTTPResponder {
                 detail: "The mock backend's network simulation answered \(code).", path: nil
             ).makeResponse()
             if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
-            response.headers.set("X-Flow-Mock-Applied", applied)
-            return .response(journaled(answered(response, request, route: "mock.fault"), draft))
+            response.headers.set(FlowHeader.mockApplied, applied)
+            return .response(journaled(answered(response, context, route: "mock.fault"), draft))
         case .truncate, .drip, nil:
-            let reply = application.serve(request)
+            let reply = next.respond(to: request, context: context)
             guard case .response(var response) = reply else {
                 return reply.mapResponse { self.journaled($0, draft) }
             }
-            if !decision.isNone { response.headers.set("X-Flow-Mock-Applied", applied) }
+            if !decision.isNone { response.headers.set(FlowHeader.mockApplied, applied) }
             response = journaled(response, draft)
             switch decision.fault {
             case .truncate(let bytes): return .fault(.truncate(response, afterBytes: bytes))
@@ -101,11 +109,10 @@ final class MockLayer: HTTPResponder {
 
     /// `response`, answered by the mock layer itself, with the request id and log context the application's
     /// answers get.
-    private func answered(_ response: HTTPResponse, _ request: HTTPRequest, route: String) -> HTTPResponse {
+    private func answered(_ response: HTTPResponse, _ context: RequestContext, route: String) -> HTTPResponse {
         var response = response
-        let requestID = RequestID.accept(request.headers["X-Request-ID"])
-        response.requestID = requestID
-        response.logContext = HTTPLogContext(route: route, requestID: requestID)
+        response.requestID = context.requestID
+        response.logContext = HTTPLogContext(route: route, requestID: context.requestID)
         return response
     }
 
@@ -113,7 +120,7 @@ final class MockLayer: HTTPResponder {
     private func journaled(_ response: HTTPResponse, _ draft: JournalDraft) -> HTTPResponse {
         var response = response
         var draft = draft
-        draft.entry.scenario = response.headers[MockRequestContext.scenarioHeader]
+        draft.entry.scenario = response.headers[FlowHeader.scenario]
         if response.headers["Content-Type"] == ProblemDetails.mediaType, case .bytes(let bytes) = response.body,
             let problem = try? JSONParser().parse(bytes)
         {
@@ -123,5 +130,23 @@ final class MockLayer: HTTPResponder {
         let entry = draft
         response.onSent = { sent in entry.record(status: sent.status) }
         return response
+    }
+}
+
+/// Mock mode in the responder chain: its admin routes, built once from the ``MockLayer`` they call, and the link
+/// after it.
+struct MockResponder: ChainResponder {
+    let layer: MockLayer
+    let admin: ContextRouter<RequestContext>
+    let next: any ChainResponder
+
+    init(layer: MockLayer, next: any ChainResponder) {
+        self.layer = layer
+        admin = layer.makeAdminRouter()
+        self.next = next
+    }
+
+    func respond(to request: consuming HTTPRequest, context: RequestContext) -> HTTPReply {
+        layer.respond(to: request, context: context, admin: admin, next: next)
     }
 }

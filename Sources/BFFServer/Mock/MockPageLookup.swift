@@ -8,53 +8,53 @@ import PageModel
 /// a document served at its last good version because its file is broken names the error in `X-Flow-Mock-Stale`.
 struct MockPageLookup: PageLookup {
     let mock: MockState
-    let base = CatalogLookup()
+    let base: CatalogLookup
 
     static let personal: HTTPFields = ["Cache-Control": "no-store"]
-    static let staleHeader = "X-Flow-Mock-Stale"
     /// What a per-session or per-scenario answer depends on, added to the page's own `Vary`.
-    static let personalVary = "\(MockRequestContext.sessionHeader), \(MockRequestContext.scenarioHeader), Cookie"
+    static let personalVary = "\(FlowHeader.session), \(FlowHeader.scenario), Cookie"
 
     func parameters(of request: HTTPRequest) -> [String: String] {
         var parameters: [String: String] = [:]
-        for item in request.queryItems where item.name != MockRequestContext.scenarioQuery {
+        for item in request.queryItems where item.name != FlowHeader.scenarioQuery {
             parameters[item.name] = item.value
         }
         return parameters
     }
 
-    func firstLoad(_ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot)
+    func firstLoad(_ pageID: String, _ request: HTTPRequest, context: RequestContext, snapshot: CatalogSnapshot)
         throws -> PageSource
     {
-        if application.providers.registration(for: pageID) != nil {
-            return try base.firstLoad(pageID, request, in: application, snapshot: snapshot)
+        if base.providers.registration(for: pageID) != nil {
+            return try base.firstLoad(pageID, request, context: context, snapshot: snapshot)
         }
-        let context = try MockRequestContext(request)
-        let source = try mockSource(pageID, request, context: context, snapshot: snapshot)
-        return marked(source, personal: context.session != nil || context.scenario != nil, snapshot: snapshot)
+        let session = try context.session()
+        let source = try mockSource(pageID, request, session: session, scenario: context.scenario, snapshot: snapshot)
+        return marked(source, personal: session != nil || context.scenario != nil, snapshot: snapshot)
     }
 
     /// The first-load source before ``marked(_:personal:snapshot:)``.
     private func mockSource(
-        _ pageID: String, _ request: HTTPRequest, context: MockRequestContext, snapshot: CatalogSnapshot
+        _ pageID: String, _ request: HTTPRequest, session sessionID: String?, scenario: String?,
+        snapshot: CatalogSnapshot
     ) throws -> PageSource {
         let page = try self.page(pageID, snapshot: snapshot)
-        let session = context.session.flatMap { mock.sessions.session($0) }
+        let session = sessionID.flatMap { mock.sessions.session($0) }
         var headers: HTTPFields = [:]
-        let explicit = context.scenario ?? session?.scenarios[pageID]
+        let explicit = scenario ?? session?.scenarios[pageID]
         if let name = explicit ?? session?.scenarios["*"] {
             if let scenario = snapshot.catalog.scenarios[pageID]?[name] {
                 switch scenario.content {
                 case .problem(let problem):
                     var response = problem.makeResponse()
-                    response.headers.set(MockRequestContext.scenarioHeader, name)
+                    response.headers.set(FlowHeader.scenario, name)
                     if let notice = snapshot.staleNotice(for: scenario.file) {
-                        response.headers.set(Self.staleHeader, notice)
+                        response.headers.set(FlowHeader.mockStale, notice)
                     }
                     return .answer(response)
                 case .page(let variant):
                     headers = Self.personal
-                    headers.set(MockRequestContext.scenarioHeader, name)
+                    headers.set(FlowHeader.scenario, name)
                     return .document(variant, headers: headers)
                 }
             }
@@ -63,7 +63,7 @@ struct MockPageLookup: PageLookup {
                 throw ProblemDetails.pageFileInvalid(
                     pageID, file: "\(pageID).\(name).json", notice: notice, in: snapshot.catalog)
             }
-            if explicit != nil { headers.set("X-Flow-Scenario-Missing", name) }
+            if explicit != nil { headers.set(FlowHeader.scenarioMissing, name) }
         }
         // Page variants by query parameter (Matching/PageVariant.swift) come before the session's copy, which
         // holds the page itself.
@@ -96,7 +96,7 @@ struct MockPageLookup: PageLookup {
         switch source {
         case .document(let document, var headers):
             if let notice = snapshot.staleNotice(for: document.file) {
-                headers.set(Self.staleHeader, notice)
+                headers.set(FlowHeader.mockStale, notice)
             }
             if personal || headers["Cache-Control"] != nil {
                 headers.set("Cache-Control", "no-store")
@@ -114,51 +114,45 @@ struct MockPageLookup: PageLookup {
 
     /// The cursor's content version picks the document it came from (the page, a scenario or the session's copy),
     /// so pagination needs no scenario or session on the request.
-    func continuation(
-        of cursor: Cursor, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
-    ) throws -> PageSource {
-        if application.providers.registration(for: cursor.pageID) != nil {
-            return try base.continuation(of: cursor, request, in: application, snapshot: snapshot)
+    func continuation(of cursor: Cursor, context: RequestContext, snapshot: CatalogSnapshot) throws -> PageSource {
+        if base.providers.registration(for: cursor.pageID) != nil {
+            return try base.continuation(of: cursor, context: context, snapshot: snapshot)
         }
         // A malformed session id is a 400, as on the first page.
-        let context = try MockRequestContext(request)
-        let personal = context.session != nil || context.scenario != nil
+        let session = try context.session()
+        let personal = session != nil || context.scenario != nil
         let page = try self.page(cursor.pageID, snapshot: snapshot)
         if cursor.version == page.version {
             return marked(.document(page), personal: personal, snapshot: snapshot)
         }
-        let variants = try documents(of: page, request, snapshot: snapshot).dropFirst()
+        let variants = documents(of: page, session: session, snapshot: snapshot).dropFirst()
         guard let variant = variants.first(where: { $0.version == cursor.version }) else {
             throw ProblemDetails.cursorExpired
         }
         return marked(.document(variant, headers: Self.personal), personal: true, snapshot: snapshot)
     }
 
-    func actionDocuments(
-        _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
-    ) throws -> [CatalogPage]? {
-        if application.providers.registration(for: pageID) != nil {
-            return try base.actionDocuments(pageID, request, in: application, snapshot: snapshot)
+    func actionDocuments(_ pageID: String, context: RequestContext, snapshot: CatalogSnapshot) throws
+        -> [CatalogPage]?
+    {
+        if base.providers.registration(for: pageID) != nil {
+            return try base.actionDocuments(pageID, context: context, snapshot: snapshot)
         }
         let page = try page(pageID, snapshot: snapshot)
-        return try documents(of: page, request, snapshot: snapshot)
+        return documents(of: page, session: try context.session(), snapshot: snapshot)
     }
 
     /// `X-Flow-Scenario` or `?__scenario=`, else the scenario the request's session chose for `pageID`.
-    func scenario(for pageID: String, _ request: HTTPRequest, sessionID: String?) -> String? {
-        let named =
-            request.headers[MockRequestContext.scenarioHeader] ?? request.queryItem(MockRequestContext.scenarioQuery)
-        if let named, !named.isEmpty { return named }
-        return sessionID.flatMap { mock.sessions.session($0) }?.scenario(for: pageID)
+    func scenario(for pageID: String, context: RequestContext) -> String? {
+        if let named = context.scenario { return named }
+        return context.validSession.flatMap { mock.sessions.session($0) }?.scenario(for: pageID)
     }
 
     /// With a session, the answer's mutations are applied to the session's copy of the page the request names.
     func actionAnswered(
-        _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
-        snapshot: CatalogSnapshot
+        _ answer: ActionResponse, _ request: ActionRequest, context: RequestContext, snapshot: CatalogSnapshot
     ) {
-        guard let sessionID = try? MockRequestContext.sessionID(http),
-            let page = snapshot.catalog.pages[request.pageID]
+        guard let sessionID = context.validSession, let page = snapshot.catalog.pages[request.pageID]
         else { return }
         mock.sessions.update(sessionID) { session in
             session.actionCount += 1
@@ -177,9 +171,9 @@ struct MockPageLookup: PageLookup {
     }
 
     /// Every document of `page` this request could be shown: the page, the session's copy, the scenarios.
-    func documents(of page: CatalogPage, _ request: HTTPRequest, snapshot: CatalogSnapshot) throws -> [CatalogPage] {
+    func documents(of page: CatalogPage, session sessionID: String?, snapshot: CatalogSnapshot) -> [CatalogPage] {
         var documents = [page]
-        if let session = try MockRequestContext.sessionID(request).flatMap({ mock.sessions.session($0) }),
+        if let session = sessionID.flatMap({ mock.sessions.session($0) }),
             let document = session.documents[page.page.id], document.baseVersion == page.version
         {
             documents.append(document.page)

@@ -5,26 +5,24 @@ import PageModel
 /// `serveNextPage` and one cursor verification for every source (``PageLookup``).
 extension BFFApplication {
     /// `GET /v1/pages/{pageID}` — the first chunk of a page; query parameters are page parameters.
-    func servePage(_ request: HTTPRequest, _ requestID: String) throws -> Answer {
+    func servePage(_ request: HTTPRequest, _ context: RequestContext) throws -> Answer {
         let snapshot = snapshot
         let pageID = request.pathParameters["pageID"] ?? ""
         guard PageID.isValid(pageID) else { throw ProblemDetails.invalidPageID(pageID) }
         let parameters = lookup.parameters(of: request)
-        switch try lookup.firstLoad(pageID, request, in: self, snapshot: snapshot) {
+        switch try lookup.firstLoad(pageID, request, context: context, snapshot: snapshot) {
         case .answer(let response):
             return .now(response)
         case .document(let page, let headers):
-            let variant = try ClientVariant.of(request, page: page)
+            let variant = try context.variant(for: page)
             let key = RepresentationKey.firstLoad(page, parameters: parameters, variant: variant)
             return .now(try response(page, key, variant: { variant }, headers: headers, snapshot: snapshot))
         case .provider(let registration):
-            let capabilities = try ClientVariant.capabilities(of: request)
-            let context = providerContext(
-                pageID, parameters, request, ClientVariant(capabilities: capabilities), requestID)
+            let capabilities = try context.capabilities()
+            let call = providerContext(pageID, parameters, request, capabilities, context)
             return .later {
-                let (page, degradations) = try await self.runProvider(registration, context)
-                let variant = ClientVariant(
-                    capabilities: capabilities, locale: ClientVariant.locale(of: request, strings: page.strings))
+                let (page, degradations) = try await self.runProvider(registration, call)
+                let variant = ClientVariant(capabilities: capabilities, locale: context.locale(strings: page.strings))
                 let key = RepresentationKey.firstLoad(
                     page, parameters: parameters, variant: variant, degradations: degradations)
                 return try self.response(page, key, variant: { variant }, snapshot: snapshot)
@@ -33,7 +31,7 @@ extension BFFApplication {
     }
 
     /// `GET /v1/pages/{pageID}/next?postback=…` or `POST` with `{"postback": …}` — the chunk a cursor points at.
-    func serveNextPage(_ request: HTTPRequest, _ requestID: String) throws -> Answer {
+    func serveNextPage(_ request: HTTPRequest, _ context: RequestContext) throws -> Answer {
         let snapshot = snapshot
         let cursor = try verifiedCursor(request, pageID: request.pathParameters["pageID"] ?? "")
         let key = RepresentationKey.chunk(cursor)
@@ -43,7 +41,7 @@ extension BFFApplication {
             }
             return variant
         }
-        switch try lookup.continuation(of: cursor, request, in: self, snapshot: snapshot) {
+        switch try lookup.continuation(of: cursor, context: context, snapshot: snapshot) {
         case .answer(let response):
             return .now(response)
         case .document(let page, let headers):
@@ -53,9 +51,9 @@ extension BFFApplication {
             if let page = providers.remembered(cursor.pageID, parameters: cursor.parameters, version: cursor.version) {
                 return .now(try response(page, key, variant: { variant }, snapshot: snapshot))
             }
-            let context = providerContext(cursor.pageID, cursor.parameters, request, variant, requestID)
+            let call = providerContext(cursor.pageID, cursor.parameters, request, variant.capabilities, context)
             return .later {
-                let page = try await self.runProvider(registration, context).page
+                let page = try await self.runProvider(registration, call).page
                 guard page.version == cursor.version else { throw ProblemDetails.cursorExpired }
                 return try self.response(page, key, variant: { variant }, snapshot: snapshot)
             }

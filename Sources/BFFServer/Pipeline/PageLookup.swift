@@ -19,51 +19,45 @@ protocol PageLookup: Sendable {
     /// The page parameters of a first load (the query, less what the lookup reserves for itself).
     func parameters(of request: HTTPRequest) -> [String: String]
     /// The source of a first load of `pageID` (a valid page id).
-    func firstLoad(_ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot)
+    func firstLoad(_ pageID: String, _ request: HTTPRequest, context: RequestContext, snapshot: CatalogSnapshot)
         throws -> PageSource
     /// The source a verified cursor continues.
     /// - Throws: 410 `cursor_expired` when the document it was issued for is gone.
-    func continuation(
-        of cursor: Cursor, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
-    ) throws -> PageSource
+    func continuation(of cursor: Cursor, context: RequestContext, snapshot: CatalogSnapshot) throws -> PageSource
     /// The documents a device could hold as `pageID` when it fires an api action, for checking the request's
     /// widget and event; `nil` when none is known (a provider page not produced since start).
-    func actionDocuments(
-        _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
-    ) throws -> [CatalogPage]?
+    func actionDocuments(_ pageID: String, context: RequestContext, snapshot: CatalogSnapshot) throws
+        -> [CatalogPage]?
     /// Called with the answer of an api action request that passed its checks, before it is sent.
     func actionAnswered(
-        _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
-        snapshot: CatalogSnapshot)
+        _ answer: ActionResponse, _ request: ActionRequest, context: RequestContext, snapshot: CatalogSnapshot)
     /// The scenario in effect for `pageID` that conditions read as `session.scenario` (mock mode only: production
     /// serves no scenarios, so it is `nil` there).
-    func scenario(for pageID: String, _ request: HTTPRequest, sessionID: String?) -> String?
+    func scenario(for pageID: String, context: RequestContext) -> String?
 }
 
 /// Production lookup: Swift providers first (a provider shadows a page file with the same id), then the catalog.
 struct CatalogLookup: PageLookup {
+    let providers: PageProviders
+
     func parameters(of request: HTTPRequest) -> [String: String] {
         var parameters: [String: String] = [:]
         for item in request.queryItems { parameters[item.name] = item.value }
         return parameters
     }
 
-    func firstLoad(_ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot)
+    func firstLoad(_ pageID: String, _ request: HTTPRequest, context: RequestContext, snapshot: CatalogSnapshot)
         throws -> PageSource
     {
-        if let registration = application.providers.registration(for: pageID) { return .provider(registration) }
+        if let registration = providers.registration(for: pageID) { return .provider(registration) }
         let page = try snapshot.page(pageID)
         // Most pages have no variants: skip decoding the query a second time for them.
         guard !page.variants.isEmpty else { return .document(page) }
         return snapshot.variant(of: page, parameters: parameters(of: request)) ?? .document(page)
     }
 
-    func continuation(
-        of cursor: Cursor, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
-    ) throws -> PageSource {
-        if let registration = application.providers.registration(for: cursor.pageID) {
-            return .provider(registration)
-        }
+    func continuation(of cursor: Cursor, context: RequestContext, snapshot: CatalogSnapshot) throws -> PageSource {
+        if let registration = providers.registration(for: cursor.pageID) { return .provider(registration) }
         let page = try snapshot.page(cursor.pageID)
         guard cursor.version == page.version else {
             // A cursor issued on a variant (Matching/PageVariant.swift) continues that document.
@@ -74,20 +68,17 @@ struct CatalogLookup: PageLookup {
         return .document(page)
     }
 
-    func actionDocuments(
-        _ pageID: String, _ request: HTTPRequest, in application: BFFApplication, snapshot: CatalogSnapshot
-    ) throws -> [CatalogPage]? {
-        if application.providers.registration(for: pageID) != nil {
-            return application.providers.latest(pageID).map { [$0] }
-        }
+    func actionDocuments(_ pageID: String, context: RequestContext, snapshot: CatalogSnapshot) throws
+        -> [CatalogPage]?
+    {
+        if providers.registration(for: pageID) != nil { return providers.latest(pageID).map { [$0] } }
         let page = try snapshot.page(pageID)
         return [page] + snapshot.variantDocuments(of: page)
     }
 
     func actionAnswered(
-        _ answer: ActionResponse, _ request: ActionRequest, _ http: HTTPRequest, in application: BFFApplication,
-        snapshot: CatalogSnapshot
+        _ answer: ActionResponse, _ request: ActionRequest, context: RequestContext, snapshot: CatalogSnapshot
     ) {}
 
-    func scenario(for pageID: String, _ request: HTTPRequest, sessionID: String?) -> String? { nil }
+    func scenario(for pageID: String, context: RequestContext) -> String? { nil }
 }

@@ -9,9 +9,10 @@ extension BFFApplication {
     /// The path prefix of every preview route.
     static let previewPrefix = "/__preview"
 
-    /// Adds `GET /__preview`, `/__preview/` and `/__preview/{asset}` when ``BFFConfiguration/servesPreview``.
-    func addPreviewRoutes(to router: inout Router) {
-        guard configuration.servesPreview else { return }
+    /// `GET /__preview`, `/__preview/` and `/__preview/{asset}` (served when ``BFFConfiguration/servesPreview``,
+    /// PreviewResponder.swift).
+    func makePreviewRouter() -> ContextRouter<RequestContext> {
+        var router = ContextRouter<RequestContext>()
         let hosts = HostPolicy(allowedHosts: configuration.mock.allowedHosts)
         let index = route("preview.index") { request, _ in
             try hosts.check(request)
@@ -35,6 +36,7 @@ extension BFFApplication {
                 }
                 return .now(response)
             })
+        return router
     }
 
     /// `GET /__preview/events`: server-sent events, one `reload` event (with the reload count) per reload of the

@@ -7,14 +7,13 @@ import PageModel
 extension BFFApplication {
     /// What a provider is told about the request.
     func providerContext(
-        _ pageID: String, _ parameters: [String: String], _ request: HTTPRequest, _ variant: ClientVariant,
-        _ requestID: String
+        _ pageID: String, _ parameters: [String: String], _ request: HTTPRequest,
+        _ capabilities: ClientCapabilities?, _ context: RequestContext
     ) -> PageRequestContext {
         PageRequestContext(
-            pageID: pageID, parameters: parameters, headers: request.headers,
-            session: request.headers["X-Flow-Session"], capabilities: variant.capabilities,
-            acceptLanguage: request.headers["Accept-Language"], requestID: requestID,
-            log: log.with("requestID", .string(requestID)))
+            pageID: pageID, parameters: parameters, headers: request.headers, session: context.validSession,
+            capabilities: capabilities, acceptLanguage: context.acceptLanguage, requestID: context.requestID,
+            log: log.with("requestID", .string(context.requestID)))
     }
 
     /// Calls the provider under its timeout and validates what it returns.
