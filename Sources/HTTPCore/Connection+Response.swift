@@ -153,7 +153,7 @@ extension Connection {
                 method: info.method, target: info.target, version: info.version, status: status.code,
                 bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                 durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
-                context: response.logContext, loop: loop.index)
+                route: response.route, requestID: response.requestID, loop: loop.index)
             if loop.wantsAccessLog { loop.logger.access(entry) }
             response.onSent?(entry)
         }

@@ -20,26 +20,14 @@ public struct HTTPAccessLogEntry: Sendable {
     /// Time from the event-loop wake-up that read the end of the request (the loop reads its clock once per batch of
     /// ready connections) to the response being queued, in nanoseconds.
     public var durationNanoseconds: UInt64
-    /// The responder's ``HTTPResponse/logContext``; `nil` for answers the server made itself (malformed requests,
+    /// The responder's ``HTTPResponse/route``; `nil` for answers the server made itself (malformed requests,
     /// handler failures).
-    public var context: HTTPLogContext?
+    public var route: String?
+    /// The response's ``HTTPResponse/requestID``.
+    public var requestID: String?
     /// The index of the event loop that wrote the response (0 to `workers - 1`). Entries with one index are
     /// reported from one thread, so a sink can keep per-loop counters without contention.
     public var loop: Int = 0
-}
-
-/// What a responder attaches to a response for the access log: it travels with the response inside the server and
-/// comes back in ``HTTPAccessLogEntry/context``; nothing of it is written to the client.
-public struct HTTPLogContext: Sendable {
-    /// The route's name, for metrics labels (`"page"`, `"nextPage"`, …).
-    public var route: String
-    /// The request id the response carries.
-    public var requestID: String
-
-    public init(route: String, requestID: String) {
-        self.route = route
-        self.requestID = requestID
-    }
 }
 
 /// Where the server reports access-log entries and errors. The library never creates a global logger: pass

@@ -7,8 +7,9 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPFields
     public var body: Body
-    /// What the responder tells the access log about this response (route, request id); never sent.
-    public var logContext: HTTPLogContext?
+    /// The name of the route that answered, for the access log and metrics (``HTTPAccessLogEntry/route``); never
+    /// sent.
+    public var route: String?
     /// Fields serialized in advance, written after the body's own fields and before ``headers`` (for fields that
     /// are the same on many responses; a field must not be in both).
     public var headerBlock: HTTPHeaderBlock?
@@ -86,7 +87,7 @@ public enum HTTPReply: Sendable {
     /// the same connection wait.
     case task(@Sendable () async throws -> HTTPReply)
     /// Misbehave on purpose (for mock backends and fault-injection tests).
-    case fault(HTTPFault)
+    indirect case fault(HTTPFault)
 }
 
 /// Deliberate connection-level misbehaviour.

@@ -16,41 +16,20 @@
 public struct ContextRouter<Context: Sendable>: Sendable {
     public typealias Handler = @Sendable (HTTPRequest, Context) throws -> HTTPReply
 
-    private enum Segment: Sendable, Equatable {
-        case literal([UInt8])
-        case parameter(String)
-    }
-
-    private struct Route: Sendable {
-        var method: HTTPMethod
-        var segments: [Segment]
-        var handler: Handler
-    }
-
-    /// Routes without parameters, by their path's bytes: a short list compared by length and `memcmp` (no hashing).
-    private var literalRoutes: [(path: [UInt8], byMethod: [HTTPMethod: Handler])] = []
-    private var parameterRoutes: [Route] = []
+    /// The patterns, matched without generics (compiled once in HTTPCore, whatever the context), naming handlers by
+    /// index.
+    @usableFromInline var table = RouteTable()
+    @usableFromInline var handlers: [Handler] = []
 
     public init() {}
 
     /// Adds a route. Later registrations of the same method and pattern replace earlier ones.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
-        let segments = Self.split(pattern).map { segment -> Segment in
-            if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
-                return .parameter(String(segment.dropFirst().dropLast()))
-            }
-            return .literal(Array(segment.utf8))
-        }
-        if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
-            let path = Array(pattern.utf8)
-            if let index = literalRoutes.firstIndex(where: { $0.path == path }) {
-                literalRoutes[index].byMethod[method] = handler
-            } else {
-                literalRoutes.append((path, [method: handler]))
-            }
+        if let index = table.index(method, pattern) {
+            handlers[index] = handler
         } else {
-            parameterRoutes.removeAll { $0.method == method && $0.segments == segments }
-            parameterRoutes.append(Route(method: method, segments: segments, handler: handler))
+            handlers.append(handler)
+            table.add(method, pattern, handler: handlers.count - 1)
         }
     }
 
@@ -60,21 +39,85 @@ public struct ContextRouter<Context: Sendable>: Sendable {
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.delete, pattern, handler) }
 
     /// Routes `request` with its `context` (taken, not copied: the router sets its ``HTTPRequest/pathParameters``
-    /// in place).
+    /// in place). Inlinable, so a server's router is specialized for its context (no generic dispatch per request).
+    @inlinable
     public func respond(to request: consuming HTTPRequest, context: Context) throws -> HTTPReply {
-        let method = request.method
+        let (index, parameters) = try table.route(request.method, request.path)
+        if let parameters { request.pathParameters = parameters }
+        return try handlers[index](request, context)
+    }
+}
+
+/// The routes of a ``ContextRouter``: method and pattern → handler index.
+@usableFromInline
+struct RouteTable: Sendable {
+    private enum Segment: Sendable, Equatable {
+        case literal([UInt8])
+        case parameter(String)
+    }
+
+    private struct Route: Sendable {
+        var method: HTTPMethod
+        var segments: [Segment]
+        var handler: Int
+    }
+
+    /// Routes without parameters, by their path's bytes: a short list compared by length and `memcmp` (no hashing).
+    private var literalRoutes: [(path: [UInt8], byMethod: [HTTPMethod: Int])] = []
+    private var parameterRoutes: [Route] = []
+
+    /// The handler index of `method` and `pattern`, when registered.
+    func index(_ method: HTTPMethod, _ pattern: String) -> Int? {
+        let segments = Self.segments(pattern)
+        if Self.isLiteral(segments) {
+            let path = Array(pattern.utf8)
+            return literalRoutes.first { $0.path == path }?.byMethod[method]
+        }
+        return parameterRoutes.first { $0.method == method && $0.segments == segments }?.handler
+    }
+
+    mutating func add(_ method: HTTPMethod, _ pattern: String, handler: Int) {
+        let segments = Self.segments(pattern)
+        if Self.isLiteral(segments) {
+            let path = Array(pattern.utf8)
+            if let index = literalRoutes.firstIndex(where: { $0.path == path }) {
+                literalRoutes[index].byMethod[method] = handler
+            } else {
+                literalRoutes.append((path, [method: handler]))
+            }
+        } else {
+            parameterRoutes.append(Route(method: method, segments: segments, handler: handler))
+        }
+    }
+
+    private static func segments(_ pattern: String) -> [Segment] {
+        split(pattern).map { segment -> Segment in
+            if segment.hasPrefix("{") && segment.hasSuffix("}") && segment.count > 2 {
+                return .parameter(String(segment.dropFirst().dropLast()))
+            }
+            return .literal(Array(segment.utf8))
+        }
+    }
+
+    private static func isLiteral(_ segments: [Segment]) -> Bool {
+        segments.allSatisfy { if case .literal = $0 { true } else { false } }
+    }
+
+    /// The handler for `method` on `path` and, for a parameter route, its parameters.
+    /// - Throws: 404 `route_not_found`, 405 `method_not_allowed` (with `Allow`), 400 `invalid_path_encoding`.
+    @usableFromInline
+    func route(_ method: HTTPMethod, _ path: String) throws -> (Int, PathParameters?) {
         // The match comes back as indices, not closures: a closure returned through the generic
         // `withContiguousStorageIfAvailable` would be re-abstracted (a thunk and an allocation per request).
-        let found = try request.path.utf8.withContiguousStorageIfAvailable { try match(method, $0) }
-        switch try found ?? Array(request.path.utf8).withUnsafeBufferPointer({ try match(method, $0) }) {
+        let found = try path.utf8.withContiguousStorageIfAvailable { try match(method, $0) }
+        switch try found ?? Array(path.utf8).withUnsafeBufferPointer({ try match(method, $0) }) {
         case .literal(let index, let method):
-            return try literalRoutes[index].byMethod[method]!(request, context)
+            return (literalRoutes[index].byMethod[method]!, nil)
         case .parameter(let index, let parameters):
-            request.pathParameters = parameters
-            return try parameterRoutes[index].handler(request, context)
+            return (parameterRoutes[index].handler, parameters)
         case .none(let allowed):
             if allowed.isEmpty {
-                throw HTTPError(.notFound, code: "route_not_found", detail: "No route for \(request.path)")
+                throw HTTPError(.notFound, code: "route_not_found", detail: "No route for \(path)")
             }
             var methods = allowed
             if methods.contains(.get) { methods.insert(.head) }

@@ -7,7 +7,7 @@
 #   bench/pages/profile.sh [BIN] [page|next] [N]       # defaults: .build/release/flow-bff page 300
 #   callgrind_annotate --inclusive=yes /tmp/flow-bff-profile/callgrind.out | less
 #
-# Stages overlap (the route closure holds the handler, `send` holds the access log); instruction counts include
+# Stages overlap (the chain holds the router, the route closure holds the handler, `send` holds the access log); instruction counts include
 # user space only. valgrind 3.19 cannot read a Swift release binary's DWARF, so a `strip --strip-debug` copy is
 # profiled (the symbol table stays).
 set -euo pipefail
@@ -45,20 +45,21 @@ trap - EXIT
 
 callgrind_annotate --inclusive=yes "$OUT/callgrind.out" 2>/dev/null >"$OUT/inclusive.txt"
 stage() { # LABEL PATTERN: the first symbol matching PATTERN, per request
-    awk -v pattern="$2" -v label="$1" -v n="$N" '$0 ~ pattern { gsub(",", "", $1); printf "  %-44s %8.0f\n", label, $1 / n; exit }' \
+    awk -v pattern="$2" -v label="$1" -v n="$N" '$0 ~ pattern { gsub(",", "", $1); printf "  %-50s %8.0f\n", label, $1 / n; exit }' \
         "$OUT/inclusive.txt"
 }
 echo "instructions per request, $KIND ($N requests, $(basename "$BIN"))"
-awk -v n="$N" '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "  %-44s %8.0f\n", "total (everything while instrumented)", $1 / n; exit }' \
+awk -v n="$N" '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "  %-50s %8.0f\n", "total (everything while instrumented)", $1 / n; exit }' \
     "$OUT/inclusive.txt"
 stage "parse the request (HTTPParser.step)" 'HTTPParserV4step'
-stage "Router.respond (match + route closure)" 'RouterV7respond2to'
-stage "  match the path's parameters" 'RouterV5match'
-stage "  route closure (request id, handler, finish)" 'routey8HTTPCore9HTTPReplyOAE11HTTPRequestVYbKcSS_AC6AnswerOAI_SStYbKctFAgIYbcfU_ '
-stage "    servePage" 'servePageyAC'
-stage "    serveNextPage" 'serveNextPageyAC'
+stage "responder chain (EdgeResponder)" 'EdgeResponderV8HTTPCore13HTTPResponderAadEP7respond'
+stage "  RequestContext (request id, session, client)" 'RequestContextV_4mock'
 stage "    RequestID.accept" 'RequestIDO6accept'
-stage "    finish (X-Request-ID, log context)" 'BFFApplicationC6finish'
+stage "  ContextRouter.respond (match + route closure)" 'ContextRouterV7respond2to7context'
+stage "    match the path's parameters" 'RouteTableV5route'
+stage "    route closure (handler, reply)" 'BFFApplicationC5routey8HTTPCore9HTTPReplyOAE11HTTPRequestV_AA14RequestContextVtYbKcSS_AC6AnswerOAI_AKtYbKctFAgI_AKtYbcfU_ '
+stage "      servePage" 'servePageyAC'
+stage "      serveNextPage" 'serveNextPageyAC'
 stage "Connection.send (head, access log, metrics)" 'ConnectionC4sendySi4head'
 stage "  access log + metrics (ApplicationHTTPLog)" 'ApplicationHTTPLog[CV]6accessyy8HTTPCore18HTTPAccessLogEntryVF '
 stage "    access-log line into the sink's buffer" 'StandardOutputLogSinkC9writeLine'

@@ -124,8 +124,11 @@ public final class BFFApplication: Sendable {
     /// not copied (each copy of a response retains and releases every reference it holds).
     private func reply(_ answer: consuming Answer, route name: String, requestID: String) -> HTTPReply {
         switch consume answer {
-        case .now(let response):
-            return .response(finish(.success(response), route: name, requestID: requestID))
+        case .now(var response):
+            // Stamped in place: wrapping it in `finish`'s `Result` would copy it.
+            metrics.inFlight.subtract(1, ordering: .relaxed)
+            Self.stamp(&response, route: name, requestID: requestID)
+            return .response(response)
         case .later(let work):
             return .task {
                 let result: Result<HTTPResponse, any Error>
@@ -150,9 +153,15 @@ public final class BFFApplication: Sendable {
             log.error("request failed", ["requestID": .string(requestID), "error": .string(String(describing: error))])
             response = Self.internalError(requestID: requestID).makeResponse()
         }
-        response.requestID = requestID
-        response.logContext = HTTPLogContext(route: route, requestID: requestID)
+        Self.stamp(&response, route: route, requestID: requestID)
         return response
+    }
+
+    /// Names the request on its response: `X-Request-ID`, and the log context the access log and metrics read.
+    @inline(__always)
+    private static func stamp(_ response: inout HTTPResponse, route: String, requestID: String) {
+        response.requestID = requestID
+        response.route = route
     }
 
     /// The 500 answered for an unexpected error: it names the request id the log line carries, nothing else.

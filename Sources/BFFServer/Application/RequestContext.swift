@@ -32,13 +32,17 @@ enum FlowHeader {
 struct RequestContext: Sendable {
     /// `X-Request-ID` when it is 1–128 visible ASCII characters, else a generated one.
     let requestID: String
-    /// The session: `X-Flow-Session`, else the `flow_session` cookie — one rule for every reader — or its
-    /// 400 `invalid_session` when it does not match ``SessionID/pattern``.
-    private let sessionResult: Result<String?, ProblemDetails>
+    /// The session: `X-Flow-Session`, else the `flow_session` cookie — one rule for every reader — when it matches
+    /// ``SessionID/pattern``.
+    private let sessionID: String?
+    /// Whether a session was sent that does not match ``SessionID/pattern`` (a 400 `invalid_session`).
+    private let sessionIsInvalid: Bool
     /// `X-Flow-Scenario`, else `?__scenario=`; read in mock mode only (`nil` in production).
     let scenario: String?
-    /// The parsed `X-Flow-Client`, or its 400 `invalid_client_header`.
-    private let capabilitiesResult: Result<ClientCapabilities?, ProblemDetails>
+    /// The parsed `X-Flow-Client`.
+    private let declaredCapabilities: ClientCapabilities?
+    /// Why `X-Flow-Client` is malformed (a 400 `invalid_client_header`), when it is.
+    private let clientHeaderError: String?
     /// `Accept-Language`, when sent.
     let acceptLanguage: String?
 
@@ -66,24 +70,41 @@ struct RequestContext: Sendable {
             }
         }
         self.requestID = RequestID.accept(requestID)
-        sessionResult = Self.session(header: session, cookies: cookies)
+        let id = session ?? Self.cookieSession(cookies)
+        sessionIsInvalid = id.map { !SessionID.isValid($0) } ?? false
+        sessionID = sessionIsInvalid ? nil : id
         if mock, scenario == nil { scenario = request.queryItem(FlowHeader.scenarioQuery) }
         self.scenario = scenario?.isEmpty == false ? scenario : nil
-        capabilitiesResult = Self.capabilities(client)
+        var declared: ClientCapabilities?
+        var clientError: String?
+        if let client {
+            do { declared = try ClientCapabilities(header: client) } catch { clientError = error.description }
+        }
+        declaredCapabilities = declared
+        clientHeaderError = clientError
         self.acceptLanguage = acceptLanguage
     }
 
     /// The session, `nil` when none is sent.
     /// - Throws: 400 `invalid_session` for a session id outside ``SessionID/pattern`` (mock mode answers it; a
     ///   production route reads ``validSession`` instead).
-    func session() throws(ProblemDetails) -> String? { try sessionResult.get() }
+    func session() throws(ProblemDetails) -> String? {
+        guard !sessionIsInvalid else {
+            throw ProblemDetails(
+                .invalidSession, detail: "Session ids (X-Flow-Session or the flow_session cookie) match \(SessionID.pattern).")
+        }
+        return sessionID
+    }
 
     /// The session when one is sent and well formed, else `nil`.
-    var validSession: String? { (try? sessionResult.get()) ?? nil }
+    var validSession: String? { sessionID }
 
     /// The client's `X-Flow-Client` declaration, `nil` when absent.
     /// - Throws: 400 `invalid_client_header` for a malformed value.
-    func capabilities() throws(ProblemDetails) -> ClientCapabilities? { try capabilitiesResult.get() }
+    func capabilities() throws(ProblemDetails) -> ClientCapabilities? {
+        if let clientHeaderError { throw ProblemDetails(.invalidClientHeader, detail: clientHeaderError) }
+        return declaredCapabilities
+    }
 
     /// The negotiated locale of a page with `strings` when it is not the default one (`nil` otherwise, and for
     /// pages without strings).
@@ -99,25 +120,16 @@ struct RequestContext: Sendable {
         ClientVariant(capabilities: try capabilities(), locale: locale(strings: page.strings))
     }
 
-    // The one session rule.
-    private static func session(header: String?, cookies: [String]) -> Result<String?, ProblemDetails> {
-        var id = header
-        if id == nil {
-            for cookie in cookies {
-                for pair in cookie.split(separator: ";") {
-                    let parts = pair.split(separator: "=", maxSplits: 1)
-                    if parts.count == 2, trimmed(parts[0]) == FlowHeader.sessionCookie { id = trimmed(parts[1]) }
-                }
+    // The one session rule: the header, else the `flow_session` cookie.
+    private static func cookieSession(_ cookies: [String]) -> String? {
+        var id: String?
+        for cookie in cookies {
+            for pair in cookie.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, trimmed(parts[0]) == FlowHeader.sessionCookie { id = trimmed(parts[1]) }
             }
         }
-        guard let id else { return .success(nil) }
-        guard SessionID.isValid(id) else {
-            return .failure(
-                ProblemDetails(
-                    .invalidSession,
-                    detail: "Session ids (X-Flow-Session or the flow_session cookie) match \(SessionID.pattern)."))
-        }
-        return .success(id)
+        return id
     }
 
     private static func trimmed(_ text: Substring) -> String {
@@ -129,14 +141,5 @@ struct RequestContext: Sendable {
             bytes = bytes.dropLast()
         }
         return String(Substring(bytes))
-    }
-
-    private static func capabilities(_ header: String?) -> Result<ClientCapabilities?, ProblemDetails> {
-        guard let header else { return .success(nil) }
-        do {
-            return .success(try ClientCapabilities(header: header))
-        } catch {
-            return .failure(ProblemDetails(.invalidClientHeader, detail: error.description))
-        }
     }
 }

@@ -34,7 +34,7 @@ struct CORSResponder: ChainResponder {
         if request.method == .options, request.headers.contains("Access-Control-Request-Method") {
             var response = policy.preflight(origin: origin)
             response.requestID = context.requestID
-            response.logContext = HTTPLogContext(route: "cors.preflight", requestID: context.requestID)
+            response.route = "cors.preflight"
             return .response(response)
         }
         return next.respond(to: request, context: context).mapResponse { CORSPolicy.allowing(origin, $0) }

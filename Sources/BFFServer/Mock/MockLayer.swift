@@ -112,7 +112,7 @@ final class MockLayer: Sendable {
     private func answered(_ response: HTTPResponse, _ context: RequestContext, route: String) -> HTTPResponse {
         var response = response
         response.requestID = context.requestID
-        response.logContext = HTTPLogContext(route: route, requestID: context.requestID)
+        response.route = route
         return response
     }
 

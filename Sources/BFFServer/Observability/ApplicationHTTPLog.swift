@@ -2,8 +2,8 @@ import HTTPCore
 import PageModel
 
 /// The application's ``HTTPLogSink``: metrics and the access log are fed from what HTTPCore actually wrote
-/// (status, bytes, encoding, duration), with the route and request id the application attached to the response
-/// (``HTTPLogContext``). HTTPCore's own error reports become structured log lines. (The mock journal subscribes to
+/// (status, bytes, encoding, duration), with the route and request id the application set on the response
+/// (``HTTPResponse/route``, ``HTTPResponse/requestID``). HTTPCore's own error reports become structured log lines. (The mock journal subscribes to
 /// what was sent on its own responses, ``HTTPResponse/onSent``.)
 ///
 /// A class: HTTPCore holds it as an `any HTTPLogSink`, and a reference is one count to copy where a struct of four
@@ -32,14 +32,9 @@ final class ApplicationHTTPLog: HTTPLogSink {
     var wantsAccessLog: Bool { true }
 
     func access(_ entry: HTTPAccessLogEntry) {
-        // Answers HTTPCore made itself (malformed requests, a dropped promise) carry no context.
-        let route: String
-        let requestID: String
-        if let context = entry.context {
-            (route, requestID) = (context.route, context.requestID)
-        } else {
-            (route, requestID) = ("server", "-")
-        }
+        // Answers HTTPCore made itself (malformed requests, a dropped promise) name no route.
+        let route = entry.route ?? "server"
+        let requestID = entry.requestID ?? "-"
         let seconds = Double(entry.durationNanoseconds) / 1e9
         metrics.record(route: route, status: entry.status, seconds: seconds, loop: entry.loop)
         if accessLog {
