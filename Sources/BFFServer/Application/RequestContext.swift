@@ -91,7 +91,8 @@ struct RequestContext: Sendable {
     func session() throws(ProblemDetails) -> String? {
         guard !sessionIsInvalid else {
             throw ProblemDetails(
-                .invalidSession, detail: "Session ids (X-Flow-Session or the flow_session cookie) match \(SessionID.pattern).")
+                .invalidSession,
+                detail: "Session ids (X-Flow-Session or the flow_session cookie) match \(SessionID.pattern).")
         }
         return sessionID
     }
