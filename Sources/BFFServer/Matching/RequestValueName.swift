@@ -90,7 +90,7 @@ enum RequestValueName: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .query(let name): return "the query parameter \(name)"
         case .header(let name): return "the header \(name)"
-        case .sessionID: return "the header X-Flow-Session"
+        case .sessionID: return "the session (X-Flow-Session or the flow_session cookie)"
         default: return "the scenario"
         }
     }
