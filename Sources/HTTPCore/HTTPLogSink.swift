@@ -28,6 +28,23 @@ public struct HTTPAccessLogEntry: Sendable {
     /// The index of the event loop that wrote the response (0 to `workers - 1`). Entries with one index are
     /// reported from one thread, so a sink can keep per-loop counters without contention.
     public var loop: Int = 0
+
+    package init(
+        method: HTTPMethod, target: String, version: HTTPVersion, status: Int, bodyBytes: Int, gzip: Bool,
+        remoteAddress: String?, durationNanoseconds: UInt64, route: String?, requestID: String?, loop: Int = 0
+    ) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.status = status
+        self.bodyBytes = bodyBytes
+        self.gzip = gzip
+        self.remoteAddress = remoteAddress
+        self.durationNanoseconds = durationNanoseconds
+        self.route = route
+        self.requestID = requestID
+        self.loop = loop
+    }
 }
 
 /// Where the server reports access-log entries and errors. The library never creates a global logger: pass

@@ -5,7 +5,7 @@ import Synchronization
 public final class HTTPPromise: Sendable {
     private let sink: Mutex<(@Sendable (Result<HTTPReply, any Error>) -> Void)?>
 
-    init(_ sink: @escaping @Sendable (Result<HTTPReply, any Error>) -> Void) {
+    package init(_ sink: @escaping @Sendable (Result<HTTPReply, any Error>) -> Void) {
         self.sink = Mutex(sink)
     }
 

@@ -17,7 +17,8 @@ import Synchronization
 /// ```
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
-    let responder: any HTTPResponder
+    /// What answers every request (a test can also send requests to it directly, without a socket).
+    public let responder: any HTTPResponder
     let logger: any HTTPLogSink
 
     private enum Phase {

@@ -28,8 +28,8 @@ public final class PreparedBody: Sendable {
 
     let identity: ByteStorage
     /// `Content-Type`, `Content-Length`, `ETag` (+ `Vary`) lines of the identity variant, and for 304 answers.
-    let identityHead: [UInt8]
-    let identityNotModifiedHead: [UInt8]
+    package let identityHead: [UInt8]
+    package let identityNotModifiedHead: [UInt8]
     private let eagerGzip: GzipVariant?
     /// Whether the gzip variant is made on demand (`lazyGzip`); eager bodies never take its lock.
     private let isLazy: Bool

@@ -86,15 +86,6 @@ public final class HTTPTestClient: Sendable {
         return try await onThread { try $0.request(bytes, method: method) }
     }
 
-    public func get(_ target: String, headers: [(String, String)] = []) async throws -> Response {
-        try await request("GET", target, headers: headers)
-    }
-
-    public func post(_ target: String, json: String, headers: [(String, String)] = []) async throws -> Response {
-        try await request(
-            "POST", target, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
-    }
-
     /// Reads the next response, interim (1xx) ones included; `nil` when the connection closed before any byte of it.
     /// `method: "HEAD"` reads no body.
     public func readResponse(method: String = "GET") async throws -> Response? {

@@ -39,8 +39,7 @@ import Testing
         configuration.logging.accessLog = false
         configuration.mock.enabled = true
         configuration.mock.watch = .off
-        try await withTestServer(configuration: configuration) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: configuration) { http in
             let preflight = try await http.request(
                 "OPTIONS", "/v1/actions/cart.setQuantity",
                 headers: [
@@ -87,8 +86,7 @@ import Testing
             #expect(page.header("Access-Control-Allow-Origin") == nil)
         }
         configuration.http.corsOrigins = ["https://app.example.com"]
-        try await withTestServer(configuration: configuration) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: configuration) { http in
             let page = try await http.get("/v1/pages/home", headers: [("Origin", "https://app.example.com")])
             #expect(page.header("Access-Control-Allow-Origin") == "https://app.example.com")
             #expect(page.header("Access-Control-Expose-Headers")?.contains("ETag") == true)

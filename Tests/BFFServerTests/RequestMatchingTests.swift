@@ -183,8 +183,7 @@ import Testing
         let pages = try temporaryPages(["shop.json": Self.cartFile(stepper)])
         var configuration = BFFConfiguration()
         configuration.logging.accessLog = false
-        try await withTestServer(pages: pages, configuration: configuration) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(pages: pages, configuration: configuration) { http in
             func send(_ n: String) async throws -> HTTPTestClient.Response {
                 try await http.post(
                     "/v1/actions/shop.set",
@@ -224,8 +223,7 @@ import Testing
             ]}
             """#
         let pages = try temporaryPages(["shop.json": Self.cartFile(matched)])
-        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(pages: pages, configuration: mockConfiguration()) { http in
             let body = #"{"pageID": "shop", "widgetID": "qty", "event": "change", "value": 2}"#
             func message(_ target: String = "/v1/actions/shop.set", _ headers: [(String, String)] = []) async throws
                 -> String?

@@ -228,8 +228,7 @@ import Testing
     }
 
     @Test func theJournalRedactsSensitiveHeadersByDefault() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let secrets = [
                 ("Authorization", "Bearer s3cret-1"), ("Proxy-Authorization", "Basic s3cret-2"),
                 ("X-Api-Key", "s3cret-3"), ("Cookie", "flow_session=ui-9; theme=s3cret-4"), ("X-Other", "visible"),
@@ -258,8 +257,7 @@ import Testing
     }
 
     @Test func htmlAnswersCarryAPolicyWithoutUnsafeInline() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let index = try await http.get("/", headers: [("Accept", "text/html")])
             #expect(index.header("Content-Type")?.hasPrefix("text/html") == true)
             #expect(index.header("X-Content-Type-Options") == "nosniff")

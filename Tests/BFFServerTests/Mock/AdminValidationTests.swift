@@ -13,8 +13,7 @@ import Testing
         "after=-1", "after=x", "after=1e3",
     ])
     func journalCountsAreWholeNumbers(_ query: String) async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let refused = try await http.get("/__admin/journal?\(query)")
             #expect(refused.status == 400, "\(query): \(refused.text)")
             #expect(refused.header("Content-Type") == "application/problem+json")
@@ -23,8 +22,7 @@ import Testing
     }
 
     @Test func journalCountsInRangeAreAnswered() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             var statuses: [Int] = []
             for _ in 0..<3 { statuses.append(try await http.get("/healthz").status) }
             #expect(statuses == [200, 200, 200])
@@ -43,8 +41,7 @@ import Testing
         #"{"scenarios": []}"#, #"{"scenarios": {"cart": 1}}"#,
     ])
     func sessionBodiesOfTheWrongShapeAreRefused(_ body: String) async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let refused = try await http.request(
                 "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(body.utf8))
@@ -55,8 +52,7 @@ import Testing
     }
 
     @Test func sessionIDsAndPageKeysAreChecked() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             #expect(
                 try await http.request(
                     "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8)
@@ -76,8 +72,7 @@ import Testing
     }
 
     @Test func aMalformedSessionIsRefusedOnEveryPageRoute() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let feed = try PageDecoder().decodePage(try await http.get("/v1/pages/feed").body).value
             let postback = try #require(feed.pagination?.postback)
             let session = [("X-Flow-Session", "bad session")]
@@ -94,8 +89,7 @@ import Testing
     }
 
     @Test func anEmptyMockHeaderIsAnInvalidSpecification() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let empty = try await http.get("/v1/pages/home", headers: [("X-Flow-Mock", "")])
             #expect(empty.status == 400)
             #expect(try json(empty)["code"] == "invalid_mock_header")

@@ -26,8 +26,7 @@ import Testing
     func cartSetQuantityAnswersTheSentStepperAtTheSentValue(mock: Bool) async throws {
         var configuration = mock ? mockConfiguration() : BFFConfiguration()
         configuration.logging.accessLog = false
-        try await withTestServer(configuration: configuration) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: configuration) { http in
             for (productID, value) in [("p-3307", 7), ("p-4415", 2), ("p-1042", 5)] {
                 let answer = try await http.post(Self.setQuantity, json: Self.setQuantity(productID, value))
                 #expect(answer.status == 200, "\(answer.text)")
@@ -77,8 +76,7 @@ import Testing
     }
 
     @Test func aSessionsCartKeepsTheTemplatedAnswer() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let alice = [("X-Flow-Session", "alice")]
             let answer = try await http.post(Self.setQuantity, json: Self.setQuantity("p-3307", 6), headers: alice)
             #expect(answer.status == 200)
@@ -93,8 +91,7 @@ import Testing
     func theProductPageDiffersByProductID(mock: Bool) async throws {
         var configuration = mock ? mockConfiguration() : BFFConfiguration()
         configuration.logging.accessLog = false
-        try await withTestServer(configuration: configuration) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: configuration) { http in
             func title(_ target: String) async throws -> String? {
                 let response = try await http.get(target)
                 #expect(response.status == 200, "\(target): \(response.text)")
@@ -189,8 +186,7 @@ import Testing
     }
 
     @Test func twoSessionsWithTheirOwnFaultRulesDoNotAffectEachOther() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let first = try await http.request(
                 "PUT", "/__admin/sessions/ui-a/faults",
                 headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],

@@ -17,8 +17,7 @@ import Testing
     @Test func capabilitiesAndLocalesApplyInMockModeAsInProduction() async throws {
         for mockEnabled in [true, false] {
             let configuration = mockEnabled ? mockConfiguration() : BFFConfiguration()
-            try await withTestServer(configuration: configuration) { server in
-                let http = HTTPTestClient(port: server.port)
+            try await withTestApplication(configuration: configuration) { http in
                 let german = try await http.get("/v1/pages/checkout", headers: [("Accept-Language", "de")])
                 #expect(try page(german).title == "Kasse", "mock \(mockEnabled)")
                 #expect(german.header("Content-Language") == "de")
@@ -34,8 +33,7 @@ import Testing
     }
 
     @Test func aSessionCopyIsResolvedForTheClientToo() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let session = ("X-Flow-Session", "resolved-session")
             let removed = try await http.post(
                 "/v1/actions/cart.remove.p-1042",

@@ -180,8 +180,7 @@ import Testing
     @Test func productionHasNoMockBehaviour() async throws {
         var configuration = BFFConfiguration()
         configuration.logging.accessLog = false
-        try await withTestServer(configuration: configuration) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: configuration) { http in
             let page = try await http.get(
                 "/v1/pages/home", headers: [("X-Flow-Mock", "status=503"), ("X-Flow-Scenario", "empty")])
             #expect(page.status == 200)

@@ -23,7 +23,7 @@ import Testing
     func widgetIDs(_ page: PageModel) -> [String] { page.sections.flatMap { $0.widgets.map(\.id) } }
 
     /// Loads `pageID` and every next chunk; returns the section ids.
-    func walk(_ http: HTTPTestClient, _ pageID: String, headers: [(String, String)]) async throws -> [String] {
+    func walk(_ http: some HTTPRequestSending, _ pageID: String, headers: [(String, String)]) async throws -> [String] {
         var current = try await page(http.get("/v1/pages/\(pageID)", headers: headers))
         var ids = current.sections.map(\.id)
         var requests = 0
@@ -41,8 +41,7 @@ import Testing
 
     @Test func aSessionsCartChangesAfterAnActionAndOthersDoNot() async throws {
         let pages = try copyOfBundledPages(adding: Self.scenarioFiles)
-        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(pages: pages, configuration: mockConfiguration()) { http in
             let alice = [("X-Flow-Session", "alice")]
             let before = try await http.get("/v1/pages/cart", headers: alice)
             #expect(widgetIDs(try page(before)).contains("line.p-1042"))
@@ -95,8 +94,7 @@ import Testing
 
     @Test func scenariosPerRequestAndPerSession() async throws {
         let pages = try copyOfBundledPages(adding: Self.scenarioFiles)
-        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(pages: pages, configuration: mockConfiguration()) { http in
             let empty = try await http.get("/v1/pages/cart", headers: [("X-Flow-Scenario", "empty")])
             #expect(empty.status == 200)
             #expect(empty.header("X-Flow-Scenario") == "empty")

@@ -19,8 +19,7 @@ import Testing
 
     @Test func aCookieSessionIsTheHeaderSessionForConditionsIdempotencyAndTheJournal() async throws {
         let pages = try temporaryPages(["shop.json": RequestMatchingTests.cartFile(Self.answers)])
-        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(pages: pages, configuration: mockConfiguration()) { http in
             let body = #"{"pageID": "shop", "widgetID": "qty", "event": "change", "value": 2}"#
             func send(_ headers: [(String, String)]) async throws -> (message: String?, replayed: Bool) {
                 let answer = try await http.post("/v1/actions/shop.set", json: body, headers: headers)
@@ -49,8 +48,7 @@ import Testing
     }
 
     @Test func aCookieSessionOwnsTheSameDocumentCopyAsTheHeader() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             let before = try await http.get("/v1/pages/cart")
             let removed = try await http.post(
                 "/v1/actions/cart.remove.p-1042",
@@ -67,8 +65,7 @@ import Testing
     }
 
     @Test func aMalformedCookieSessionIsRefusedLikeAMalformedHeader() async throws {
-        try await withTestServer(configuration: mockConfiguration()) { server in
-            let http = HTTPTestClient(port: server.port)
+        try await withTestApplication(configuration: mockConfiguration()) { http in
             for headers in [[("Cookie", "flow_session=a b")], [("X-Flow-Session", "a b")]] {
                 let refused = try await http.get("/v1/pages/cart", headers: headers)
                 #expect(refused.status == 400, "\(headers)")
