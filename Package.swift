@@ -4,7 +4,10 @@
 // BFFTesting → BFFServer, HTTPTesting → HTTPCore (so HTTPCoreTests use the test client without the application).
 import PackageDescription
 
-let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error), .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 let package = Package(
     name: "flow-bff",

@@ -1,4 +1,5 @@
 import PageModel
+import PageStore
 
 extension PageCrawl {
     /// After the page's actions ran, asks for the page again as a device that cached the first answer would:

@@ -1,3 +1,4 @@
+import Synchronization
 /// Pre-rendered byte strings of the response path.
 enum StatusLines {
     static let crlf: [UInt8] = [0x0D, 0x0A]

@@ -7,7 +7,8 @@ import Synchronization
     import Darwin
 #endif
 
-/// A strict HTTP/1.1 server: one listening socket shared by ``Configuration/workerThreads`` epoll event loops.
+/// A strict HTTP/1.1 server: one listening socket shared by ``Configuration/workerThreads`` event loops (epoll
+/// threads or Dispatch queues, ``Configuration/eventLoop``).
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: router)
@@ -216,31 +217,4 @@ public final class HTTPServer: Sendable {
 // @unchecked Sendable: libdispatch sources are thread-safe objects; the server only calls `cancel()` on them.
 struct SignalSource: @unchecked Sendable {
     let source: any DispatchSourceSignal
-}
-
-/// Minimal detached pthread launcher.
-enum Thread {
-    private final class Box {
-        let name: String
-        let body: () -> Void
-        init(name: String, body: @escaping () -> Void) {
-            self.name = name
-            self.body = body
-        }
-    }
-
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(name: name, body: body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, nil,
-            { argument in
-                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-                Platform.setThreadName(box.name)
-                box.body()
-                return nil
-            }, box)
-        precondition(result == 0, "pthread_create failed: \(result)")
-        pthread_detach(thread)
-    }
 }

@@ -6,6 +6,7 @@
 //   curl -s 'localhost:8080/v1/pages/product-live?productID=p-2210'
 import BFFServer
 import Foundation
+import HTTPCore
 import PageModel
 import ProductPageExample
 

@@ -1,6 +1,7 @@
 import BFFServer
 import BFFTesting
 import Foundation
+import HTTPCore
 import HTTPTesting
 import PageModel
 import Testing

@@ -1,5 +1,6 @@
 import BFFTesting
 import Foundation
+import HTTPCore
 import HTTPTesting
 import PageModel
 import Testing

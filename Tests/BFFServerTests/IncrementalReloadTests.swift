@@ -1,6 +1,8 @@
 import BFFTesting
 import Foundation
+import HTTPCore
 import PageModel
+import Synchronization
 import Testing
 
 @testable import BFFServer

@@ -1,5 +1,6 @@
 import BFFServer
 import BFFTesting
+import HTTPCore
 import HTTPTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import BFFServer
 import ContractVerifier
 import Foundation
+import HTTPCore
 import PageModel
 import Testing
 

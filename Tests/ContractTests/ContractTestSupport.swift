@@ -2,6 +2,7 @@ import BFFServer
 import BFFTesting
 import ContractVerifier
 import Foundation
+import HTTPCore
 import PageModel
 
 /// The repository root, found from this file.

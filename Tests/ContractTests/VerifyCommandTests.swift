@@ -1,6 +1,7 @@
 import BFFTesting
 import Foundation
 import FoundationXML
+import HTTPCore
 import HTTPTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTesting
 import PageModel
 import PageStore
 import Testing

@@ -1,3 +1,4 @@
+import PageModel
 extension PageCatalog {
     /// The result of ``keepingLastGood(from:keepingDeleted:)``.
     public struct LastGoodMerge: Sendable {

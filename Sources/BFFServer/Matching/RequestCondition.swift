@@ -1,3 +1,4 @@
+import Foundation
 import PageModel
 
 /// A parsed `when` object: every listed request value must satisfy its matcher (an empty `when` matches every

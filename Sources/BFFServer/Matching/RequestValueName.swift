@@ -1,3 +1,4 @@
+import Foundation
 import PageModel
 
 /// A value of the request that `when` conditions test and `{{…}}` placeholders insert (pages/README.md § Answers

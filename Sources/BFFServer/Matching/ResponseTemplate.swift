@@ -1,3 +1,4 @@
+import Foundation
 import PageModel
 
 /// A JSON value whose strings may hold `{{…}}` placeholders filled from the request (pages/README.md §

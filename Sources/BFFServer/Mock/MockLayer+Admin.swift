@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import PageModel
+import Synchronization
 
 /// The admin API under `/__admin` (mock mode only; `docs/mock.md`, `docs/openapi.json`). Matched on the raw,
 /// undecoded path, so no encoding of a public path reaches it; answered to loopback peers, or to peers with the

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPCore
 import PageModel
+import Synchronization
 
 /// Mock mode's state and behaviour in the responder chain (``MockResponder``, composed only when `mock.enabled`):
 /// the admin API, the network simulation (latency, faults) and the request journal. Scenarios and session copies

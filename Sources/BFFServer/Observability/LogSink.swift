@@ -26,7 +26,7 @@ extension BFFLogSink {
 // @unchecked Sendable: `buffer` is a Mutex; `timer` is only touched in init and deinit.
 public final class StandardOutputLogSink: BFFLogSink, @unchecked Sendable {
     private let buffer = Mutex<[UInt8]>([])
-    private let timer: DispatchSourceTimer
+    private let timer: any DispatchSourceTimer
 
     public init() {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "flow-bff.log"))

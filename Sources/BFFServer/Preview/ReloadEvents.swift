@@ -23,7 +23,7 @@ final class ReloadEvents: Sendable {
     /// starts at that reload's count or gets its event, never neither; writes under the lock keep each stream's
     /// events in count order.
     private let state = Mutex<(streams: [Stream], count: Int)>(([], 0))
-    private let timer = Mutex<DispatchSourceTimer?>(nil)
+    private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
     private let queue = DispatchQueue(label: "flow-bff.preview-events")
 
     init(capacity: Int = 32, maxAge: Duration = .seconds(300), heartbeat: Duration = .seconds(15)) {

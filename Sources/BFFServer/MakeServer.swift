@@ -1,0 +1,63 @@
+import Foundation
+import HTTPCore
+import PageModel
+
+/// The server refuses to start: the catalog has error diagnostics.
+public struct CatalogError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [FileDiagnostic]
+
+    public var description: String {
+        diagnostics.filter { $0.diagnostic.severity == .error }.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// The one builder the CLI and the tests call: loads the catalog (unless given) and wires application and server.
+///
+/// - Parameters:
+///   - log: where the access log and the server's log lines go.
+///   - httpLogger: also told HTTPCore's error reports (and access entries, when it wants them).
+/// - Throws: ``CatalogError`` when the catalog has error diagnostics (nothing is served then), unless it was loaded
+///   `unchecked` for a contract-test corpus.
+public func makeServer(
+    configuration: BFFConfiguration, catalog: PageCatalog? = nil, log: any BFFLogSink = StandardOutputLogSink(),
+    httpLogger: any HTTPLogSink = HTTPNoopLogSink()
+) throws -> BFFService {
+    let catalog = catalog ?? PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
+    guard catalog.isUnchecked || !catalog.diagnostics.containsErrors else {
+        throw CatalogError(diagnostics: catalog.diagnostics)
+    }
+    let application = BFFApplication(configuration: configuration, catalog: catalog, log: log)
+    if let endpoint = RedisEndpoint(url: configuration.actions.redisURL) {
+        application.actions.idempotencyStore = RedisIdempotencyStore(
+            endpoint: endpoint, keyPrefix: configuration.actions.redisKeyPrefix,
+            timeout: .milliseconds(Int(configuration.actions.redisTimeoutSeconds * 1000)), log: application.log)
+    }
+    var http = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
+    if configuration.server.workers > 0 { http.workerThreads = configuration.server.workers }
+    http.eventLoop = configuration.server.eventLoop
+    http.limits.maxBodySize = configuration.http.maximumActionBodyBytes
+    http.limits.maxConnections = configuration.http.maximumConnections
+    http.limits.reservedConnections = configuration.http.reservedProbeConnections
+    http.timeouts.headerRead = .milliseconds(Int(configuration.http.headerTimeoutSeconds * 1000))
+    http.timeouts.idle = .milliseconds(Int(configuration.http.idleTimeoutSeconds * 1000))
+    if configuration.http.maximumConnectionAgeSeconds > 0 {
+        http.timeouts.maximumConnectionAge = .milliseconds(Int(configuration.http.maximumConnectionAgeSeconds * 1000))
+    }
+    http.timeouts.drain = .milliseconds(Int(configuration.server.drainSeconds * 1000))
+    let log = ApplicationHTTPLog(
+        metrics: application.metrics, log: application.log, accessLog: configuration.logging.accessLog,
+        forward: httpLogger)
+    let server = HTTPServer(configuration: http, logger: log, responder: application.publicResponder())
+    let operationsServer = configuration.server.adminPort.map { port in
+        var operations = HTTPServer.Configuration(host: configuration.server.host, port: port)
+        operations.workerThreads = 1
+        operations.eventLoop = http.eventLoop
+        operations.limits.maxConnections = 256
+        operations.limits.maxBodySize = 1024
+        operations.timeouts = http.timeouts
+        return HTTPServer(configuration: operations, logger: log, responder: application.operationsResponder())
+    }
+    return BFFService(
+        application: application, server: server, operationsServer: operationsServer,
+        watcher: application.makePageWatcher())
+}
