@@ -10,26 +10,17 @@ import PageModel
 /// ``PageProviderError/upstream(_:)`` becomes 502/504); anything else is a logged 500.
 public typealias ActionHandler = @Sendable (ActionRequestContext) async throws -> ActionResponse
 
-/// What an action handler knows about the request.
+/// What an action handler knows about the request: the checked action and its query, and the ``CallContext`` every
+/// Swift answer gets (`context.session`, `context.requestID`, `context.deadline`, `context.log`, …).
+@dynamicMemberLookup
 public struct ActionRequestContext: Sendable {
     /// The checked action request: name, page, widget (one a device can hold on that page), event, value, payload.
     public var request: ActionRequest
     /// The request's query items.
     public var query: [String: String]
-    /// The request's header fields.
-    public var headers: HTTPFields
-    /// The `X-Flow-Session` header, when sent.
-    public var session: String?
-    /// The client's `X-Flow-Client` declaration, when sent (the server resolves the answer for it anyway).
-    public var capabilities: ClientCapabilities?
-    /// The `Accept-Language` header, when sent.
-    public var acceptLanguage: String?
-    public var requestID: String
-    /// When the handler's time is up (its ``ActionHandlerOptions/timeout`` from the start of the call); pass it on
-    /// to upstream calls.
-    public var deadline: ContinuousClock.Instant
-    /// The server's logger, every line carrying this request's `requestID`.
-    public var log: Logger
+    public var call: CallContext
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<CallContext, Value>) -> Value { call[keyPath: keyPath] }
 }
 
 /// Settings of one action handler.

@@ -32,13 +32,12 @@ extension BFFApplication {
         let idempotency = try IdempotentAnswering(
             request, action: name, session: context.validSession, ttlSeconds: configuration.actions.idempotencySeconds)
         if let handler {
-            let call = ActionRequestContext(
-                request: action, query: lookup.parameters(of: request), headers: request.headers,
-                session: context.validSession, capabilities: try context.capabilities(),
-                acceptLanguage: context.acceptLanguage, requestID: context.requestID,
-                deadline: ContinuousClock.now + handler.options.timeout,
-                log: log.with("requestID", .string(context.requestID)))
+            let capabilities = try context.capabilities()
             let compute = { @Sendable () async throws -> HTTPResponse in
+                let call = ActionRequestContext(
+                    request: action, query: self.lookup.parameters(of: request),
+                    call: self.callContext(
+                        request, context, capabilities: capabilities, timeout: handler.options.timeout))
                 let answer = try await self.runHandler(handler, call)
                 self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
                 return try self.actionResponse(answer, declaredBy: page, context)

@@ -19,8 +19,8 @@ extension BFFApplication {
             return .now(try response(page, key, variant: { variant }, headers: headers, snapshot: snapshot))
         case .provider(let registration):
             let capabilities = try context.capabilities()
-            let call = providerContext(pageID, parameters, request, capabilities, context)
             return .later {
+                let call = self.providerContext(pageID, parameters, request, capabilities, context, registration)
                 let (page, degradations) = try await self.runProvider(registration, call)
                 let variant = ClientVariant(capabilities: capabilities, locale: context.locale(strings: page.strings))
                 let key = RepresentationKey.firstLoad(
@@ -51,8 +51,9 @@ extension BFFApplication {
             if let page = providers.remembered(cursor.pageID, parameters: cursor.parameters, version: cursor.version) {
                 return .now(try response(page, key, variant: { variant }, snapshot: snapshot))
             }
-            let call = providerContext(cursor.pageID, cursor.parameters, request, variant.capabilities, context)
             return .later {
+                let call = self.providerContext(
+                    cursor.pageID, cursor.parameters, request, variant.capabilities, context, registration)
                 let page = try await self.runProvider(registration, call).page
                 guard page.version == cursor.version else { throw ProblemDetails.cursorExpired }
                 return try self.response(page, key, variant: { variant }, snapshot: snapshot)

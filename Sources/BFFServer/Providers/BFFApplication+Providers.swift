@@ -5,15 +5,14 @@ import PageModel
 /// in a task on the request's event loop, under their timeout (Code/CodeRegistry.swift), and serves what they return
 /// like a page file.
 extension BFFApplication {
-    /// What a provider is told about the request.
+    /// What a provider is told about the request, as its call starts.
     func providerContext(
         _ pageID: String, _ parameters: [String: String], _ request: HTTPRequest,
-        _ capabilities: ClientCapabilities?, _ context: RequestContext
+        _ capabilities: ClientCapabilities?, _ context: RequestContext, _ registration: PageProviders.Registration
     ) -> PageRequestContext {
         PageRequestContext(
-            pageID: pageID, parameters: parameters, headers: request.headers, session: context.validSession,
-            capabilities: capabilities, acceptLanguage: context.acceptLanguage, requestID: context.requestID,
-            log: log.with("requestID", .string(context.requestID)))
+            pageID: pageID, parameters: parameters,
+            call: callContext(request, context, capabilities: capabilities, timeout: registration.options.timeout))
     }
 
     /// Calls the provider under its timeout and validates what it returns.

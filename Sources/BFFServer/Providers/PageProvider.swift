@@ -6,23 +6,16 @@ import PageModel
 /// page files. Throw a ``PageProviderError`` for a deliberate problem+json answer; anything else is a logged 500.
 public typealias PageProvider = @Sendable (PageRequestContext) async throws -> ProvidedPage
 
-/// What a provider knows about the request.
+/// What a provider knows about the request: its page and parameters, and the ``CallContext`` every Swift answer gets
+/// (`context.session`, `context.requestID`, `context.deadline`, `context.log`, …).
+@dynamicMemberLookup
 public struct PageRequestContext: Sendable {
     public var pageID: String
     /// Page parameters: the first request's query items (for a next-page request, the ones its cursor bound).
     public var parameters: [String: String]
-    /// The request's header fields.
-    public var headers: HTTPFields
-    /// The `X-Flow-Session` header, when sent.
-    public var session: String?
-    /// The client's `X-Flow-Client` declaration, when sent (the server resolves the returned page for it anyway).
-    public var capabilities: ClientCapabilities?
-    /// The `Accept-Language` header, when sent (return ``ProvidedPage/strings`` to let the server negotiate).
-    public var acceptLanguage: String?
-    /// The request id; pass it to upstream calls so logs correlate.
-    public var requestID: String
-    /// The server's logger, every line carrying this request's `requestID`.
-    public var log: Logger
+    public var call: CallContext
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<CallContext, Value>) -> Value { call[keyPath: keyPath] }
 }
 
 /// A provider's result.

@@ -33,12 +33,7 @@ public struct TraceContext: Sendable, Hashable {
     }
 }
 
-extension PageRequestContext {
-    /// The request's trace context, to pass to ``UpstreamClient`` calls.
-    public var traceContext: TraceContext? { TraceContext(headers: headers) }
-}
-
-extension ActionRequestContext {
-    /// The request's trace context, to pass to ``UpstreamClient`` calls.
+extension CallContext {
+    /// The request's trace context, to pass to ``UpstreamClient`` calls (`context.traceContext`).
     public var traceContext: TraceContext? { TraceContext(headers: headers) }
 }
