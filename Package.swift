@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "PageModel", targets: ["PageModel"]),
         .library(name: "HTTPCore", targets: ["HTTPCore"]),
         .library(name: "BFFServer", targets: ["BFFServer"]),
+        .library(name: "BFFRedis", targets: ["BFFRedis"]),
         .library(name: "PageStore", targets: ["PageStore"]),
         .library(name: "HTTPTesting", targets: ["HTTPTesting"]),
         .library(name: "BFFTesting", targets: ["BFFTesting"]),
@@ -42,6 +43,8 @@ let package = Package(
         .target(
             name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], exclude: ["Preview/web"],
             swiftSettings: strict),
+        // The Redis client and the shared Idempotency-Key store it backs (injected into makeServer).
+        .target(name: "BFFRedis", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
         // The embedded, headless device client. Never imports the server.
         .target(name: "PageStore", dependencies: ["PageModel"], swiftSettings: strict),
         // The contract-test crawler: drives any server through PageStore over HTTP. Never imports the server.
@@ -50,11 +53,12 @@ let package = Package(
         .target(name: "HTTPTesting", dependencies: ["HTTPCore"], swiftSettings: strict),
         // Test kit: servers on ephemeral loopback ports, fixtures.
         .target(
-            name: "BFFTesting", dependencies: ["BFFServer", "HTTPCore", "HTTPTesting", "PageModel"],
+            name: "BFFTesting", dependencies: ["BFFServer", "BFFRedis", "HTTPCore", "HTTPTesting", "PageModel"],
             swiftSettings: strict),
         // The thin command-line executable.
         .executableTarget(
-            name: "flow-bff", dependencies: ["BFFServer", "HTTPCore", "PageStore", "PageModel", "ContractVerifier"],
+            name: "flow-bff",
+            dependencies: ["BFFServer", "BFFRedis", "HTTPCore", "PageStore", "PageModel", "ContractVerifier"],
             swiftSettings: strict),
 
         // Example: a page composed from two upstream JSON services (Sources/ProductPageExample).
@@ -75,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "HTTPCoreTests", dependencies: ["HTTPCore", "HTTPTesting", "CZlib"], swiftSettings: strict),
         .testTarget(
-            name: "BFFServerTests", dependencies: ["BFFServer", "BFFTesting", "HTTPTesting"],
+            name: "BFFServerTests", dependencies: ["BFFServer", "BFFRedis", "BFFTesting", "HTTPTesting"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "PageStoreTests", dependencies: ["PageStore", "PageModel", "HTTPCore", "HTTPTesting"],

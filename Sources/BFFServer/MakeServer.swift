@@ -11,26 +11,40 @@ public struct CatalogError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// `actions.redisURL` is set, but ``makeServer(configuration:catalog:log:httpLogger:idempotencyStore:)`` was given
+/// no store for it.
+public struct MissingIdempotencyStore: Error, Sendable, CustomStringConvertible {
+    public var description: String {
+        "actions.redisURL is set, but this program passes makeServer no idempotency store: link BFFRedis and pass "
+            + "idempotencyStore: RedisIdempotencyStore.configured(by: configuration)"
+    }
+}
+
 /// The one builder the CLI and the tests call: loads the catalog (unless given) and wires application and server.
 ///
 /// - Parameters:
 ///   - log: where the access log and the server's log lines go.
 ///   - httpLogger: also told HTTPCore's error reports (and access entries, when it wants them).
+///   - idempotencyStore: where `Idempotency-Key` answers are kept, given the application's logger; `nil` for the
+///     in-memory store of one replica. BFFRedis's `RedisIdempotencyStore.configured(by:)` makes the shared one
+///     `actions.redisURL` names.
 /// - Throws: ``CatalogError`` when the catalog has error diagnostics (nothing is served then), unless it was loaded
-///   `unchecked` for a contract-test corpus.
+///   `unchecked` for a contract-test corpus; ``MissingIdempotencyStore`` when `actions.redisURL` is set but no
+///   store was given (a replica must not silently keep keys to itself).
 public func makeServer(
     configuration: BFFConfiguration, catalog: PageCatalog? = nil, log: any BFFLogSink = StandardOutputLogSink(),
-    httpLogger: any HTTPLogSink = HTTPNoopLogSink()
+    httpLogger: any HTTPLogSink = HTTPNoopLogSink(),
+    idempotencyStore: (@Sendable (Logger) -> (any IdempotencyStore)?)? = nil
 ) throws -> BFFService {
     let catalog = catalog ?? PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
     guard catalog.isUnchecked || !catalog.diagnostics.containsErrors else {
         throw CatalogError(diagnostics: catalog.diagnostics)
     }
     let application = BFFApplication(configuration: configuration, catalog: catalog, log: log)
-    if let endpoint = RedisEndpoint(url: configuration.actions.redisURL) {
-        application.actions.idempotencyStore = RedisIdempotencyStore(
-            endpoint: endpoint, keyPrefix: configuration.actions.redisKeyPrefix,
-            timeout: .milliseconds(Int(configuration.actions.redisTimeoutSeconds * 1000)), log: application.log)
+    if let store = idempotencyStore?(application.log) {
+        application.actions.idempotencyStore = store
+    } else if !configuration.actions.redisURL.isEmpty {
+        throw MissingIdempotencyStore()
     }
     var http = HTTPServer.Configuration(host: configuration.server.host, port: configuration.server.port)
     if configuration.server.workers > 0 { http.workerThreads = configuration.server.workers }

@@ -1,3 +1,4 @@
+import BFFRedis
 import BFFServer
 import HTTPCore
 import HTTPTesting
@@ -17,6 +18,8 @@ public func withTestApplication<Result>(
     var configuration = configuration
     configuration.pages.directory = pages ?? TestServer.bundledPages
     if let cursorKey { configuration.cursors.key = cursorKey }
-    let service = try makeServer(configuration: configuration, catalog: catalog, log: log)
+    let service = try makeServer(
+        configuration: configuration, catalog: catalog, log: log,
+        idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
     return try await body(HTTPResponderClient(service.server.responder))
 }

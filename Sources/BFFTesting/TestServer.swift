@@ -1,3 +1,4 @@
+import BFFRedis
 import BFFServer
 import Foundation
 import HTTPCore
@@ -27,7 +28,9 @@ public func withTestServer<Result>(
     {
         configuration.server.eventLoop = kind
     }
-    let service = try makeServer(configuration: configuration, catalog: catalog, log: log)
+    let service = try makeServer(
+        configuration: configuration, catalog: catalog, log: log,
+        idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
     try service.start()
     let server = TestServer(service: service)
     do {

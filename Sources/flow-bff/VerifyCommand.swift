@@ -1,5 +1,6 @@
 // `flow-bff verify`: the contract test. Parses its options, starts an in-process server for --pages, and runs
 // ContractVerifier (PageStore over its HTTP loader) against the URL.
+import BFFRedis
 import BFFServer
 import ContractVerifier
 import Foundation
@@ -234,7 +235,9 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
         }
     }
     do {
-        let service = try makeServer(configuration: configuration, catalog: catalog, log: MemoryLogSink())
+        let service = try makeServer(
+            configuration: configuration, catalog: catalog, log: MemoryLogSink(),
+            idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
         try service.start()
         return (service, catalog.pageIDs)
     } catch {

@@ -1,4 +1,5 @@
 // flow-bff: thin command line over BFFServer. Parses arguments, loads configuration, calls the library.
+import BFFRedis
 import BFFServer
 import Foundation
 import HTTPCore
@@ -91,7 +92,9 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)
     let service: BFFService
     do {
-        service = try makeServer(configuration: configuration, catalog: catalog, log: log)
+        service = try makeServer(
+            configuration: configuration, catalog: catalog, log: log,
+            idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
         try service.start()
     } catch let error as CatalogError {
         fail(

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import BFFRedis
 @testable import BFFServer
 
 /// The RESP codec of the Redis idempotency store, without sockets.

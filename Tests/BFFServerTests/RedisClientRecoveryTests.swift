@@ -1,8 +1,10 @@
+import BFFTesting
 import HTTPCore
 import HTTPTesting
 import Synchronization
 import Testing
 
+@testable import BFFRedis
 @testable import BFFServer
 
 #if canImport(Glibc)
@@ -62,6 +64,21 @@ import Testing
             }
             return false
         }
+    }
+
+    /// A replica told to share its keys through Redis must not quietly keep them to itself when the program that
+    /// built it passed no store; given BFFRedis's, it uses it.
+    @Test func aConfiguredRedisNeedsTheStoreInjected() throws {
+        var configuration = BFFConfiguration()
+        configuration.actions.redisURL = "redis://127.0.0.1:1"
+        let catalog = PageCatalog.load(directory: try temporaryPages([:]))
+        #expect(throws: MissingIdempotencyStore.self) {
+            _ = try makeServer(configuration: configuration, catalog: catalog, log: MemoryLogSink())
+        }
+        let service = try makeServer(
+            configuration: configuration, catalog: catalog, log: MemoryLogSink(),
+            idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
+        #expect(service.application.actions.idempotencyStore is RedisIdempotencyStore)
     }
 
     @Test func commandsWhileFailingFastDoNotPostponeTheReconnection() async throws {

@@ -52,6 +52,6 @@ public final class ActionHandlers: Sendable {
 
     /// Handler calls by action and outcome (none before the first call), then the idempotency store's health.
     var families: [MetricFamily] {
-        code.families + ((idempotencyStore as? RedisIdempotencyStore)?.families ?? [])
+        code.families + ((idempotencyStore as? any MetricsSource)?.families ?? [])
     }
 }

@@ -1,7 +1,7 @@
 import CCrypto
 
 /// The few libcrypto (OpenSSL) primitives the server needs. Nothing here is hand-rolled.
-enum Crypto {
+package enum Crypto {
     /// HMAC-SHA256 of `message` under `key` (32 bytes).
     static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
@@ -18,7 +18,7 @@ enum Crypto {
     }
 
     /// SHA-256 of `bytes` (32 bytes).
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let result = bytes.withUnsafeBytes { input in
@@ -59,7 +59,7 @@ enum Crypto {
         return bytes
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var output: [UInt8] = []
         for byte in bytes {

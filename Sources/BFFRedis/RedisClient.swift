@@ -1,3 +1,4 @@
+import BFFServer
 import Dispatch
 import HTTPCore
 

@@ -1,3 +1,4 @@
+import BFFServer
 import Foundation
 import PageModel
 import Synchronization
@@ -13,7 +14,7 @@ import Synchronization
 /// once per outage, plus one line on recovery, and each failure is counted in
 /// `flow_bff_idempotency_store_errors_total{operation}`; `flow_bff_idempotency_store_up` is 0 until a command
 /// succeeds again.
-public final class RedisIdempotencyStore: IdempotencyStore {
+public final class RedisIdempotencyStore: IdempotencyStore, MetricsSource {
     private struct Stored: Codable {
         var fingerprint: String
         var status: Int?
@@ -43,6 +44,18 @@ public final class RedisIdempotencyStore: IdempotencyStore {
         client = RedisClient(endpoint: endpoint, timeout: timeout)
         prefix = keyPrefix
         self.log = log
+    }
+
+    /// The store `configuration.actions.redisURL` names, for ``makeServer``'s `idempotencyStore`; it makes none when
+    /// the setting is empty.
+    public static func configured(by configuration: BFFConfiguration) -> @Sendable (Logger) -> RedisIdempotencyStore? {
+        { log in
+            RedisEndpoint(url: configuration.actions.redisURL).map { endpoint in
+                RedisIdempotencyStore(
+                    endpoint: endpoint, keyPrefix: configuration.actions.redisKeyPrefix,
+                    timeout: .milliseconds(Int(configuration.actions.redisTimeoutSeconds * 1000)), log: log)
+            }
+        }
     }
 
     public func claim(_ key: String, fingerprint: String, ttl: Duration) async throws -> IdempotencyClaim {
@@ -150,7 +163,7 @@ public final class RedisIdempotencyStore: IdempotencyStore {
     }
 
     /// Whether the last command succeeded, and errors by operation.
-    var families: [MetricFamily] {
+    package var families: [MetricFamily] {
         let health = health.withLock { $0 }
         return [
             MetricFamily(
