@@ -42,7 +42,9 @@ let package = Package(
         // The application: catalog, routes, pagination, actions, mock features.
         .target(
             name: "BFFServer", dependencies: ["HTTPCore", "PageModel", "CCrypto"], exclude: ["Preview/web"],
-            swiftSettings: strict),
+            swiftSettings: strict, plugins: ["EmbedFiles"]),
+        // Compiles docs/openapi.json and the preview's web files into BFFServer (scripts/embed-files).
+        .plugin(name: "EmbedFiles", capability: .buildTool()),
         // The Redis client and the shared Idempotency-Key store it backs (injected into makeServer).
         .target(name: "BFFRedis", dependencies: ["BFFServer", "HTTPCore", "PageModel"], swiftSettings: strict),
         // The embedded, headless device client. Never imports the server.

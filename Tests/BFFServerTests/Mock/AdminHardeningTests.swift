@@ -278,9 +278,9 @@ import Testing
                 let response = try await http.get("/__preview/" + asset)
                 #expect(response.header("X-Content-Type-Options") == "nosniff", "\(asset)")
             }
-            #expect(!PreviewAssets.indexHTML.contains("<script>"), "no inline script")
-            #expect(!PreviewAssets.indexHTML.contains(" style="), "no inline style attribute")
-            #expect(!PreviewAssets.indexHTML.contains("<style"), "no inline style element")
+            #expect(!EmbeddedFiles.previewIndexHTML.contains("<script>"), "no inline script")
+            #expect(!EmbeddedFiles.previewIndexHTML.contains(" style="), "no inline style attribute")
+            #expect(!EmbeddedFiles.previewIndexHTML.contains("<style"), "no inline style element")
         }
     }
 }

@@ -45,7 +45,7 @@ import Testing
                 let served = try await http.get("/__preview/\(file)")
                 let source = try String(contentsOf: Self.webDirectory.appendingPathComponent(file), encoding: .utf8)
                 #expect(served.status == 200, "\(file)")
-                #expect(served.text == source, "\(file) differs from Preview/web: run scripts/embed-preview")
+                #expect(served.text == source, "\(file) differs from Preview/web (the EmbedFiles plugin)")
             }
             let index = try await http.get("/__preview")
             #expect(index.status == 200)
