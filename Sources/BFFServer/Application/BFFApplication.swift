@@ -2,10 +2,11 @@ import HTTPCore
 import PageModel
 import Synchronization
 
-/// The flow-bff application: the catalog snapshot, cursors, representations, providers and handlers, metrics and
-/// the log, and the route handlers that use them (its routes are a ``ContextRouter`` the responder chain ends in,
-/// composed in `makeServer`). Stateless across requests apart from caches: any replica with the same pages and
-/// cursor key answers any request the same way.
+/// The flow-bff application: what its routes share — the served catalog snapshot, cursors, providers and
+/// handlers, metrics and the log — and three route groups that each name what they read: ``PageRoutes`` (the
+/// page pipeline), ``ActionRoutes`` and ``OperationalRoutes``. Its routes are a ``ContextRouter`` the responder
+/// chain ends in, composed in `makeServer`. Stateless across requests apart from caches: any replica with the same
+/// pages and cursor key answers any request the same way.
 ///
 /// One pipeline serves every page (docs/architecture.md): a ``PageLookup`` names the document (file page, mock
 /// scenario or session copy, Swift provider), ``Representation`` turns (document, position, client variant) into
@@ -17,20 +18,19 @@ public final class BFFApplication: Sendable {
     let metrics = Metrics()
     /// Every metric family `/metrics` writes: requests, providers and upstreams, actions and the idempotency store.
     let metricsRegistry = MetricsRegistry()
-    /// Postbacks whose signature already verified (a popular cursor costs a lookup, not an HMAC).
-    let verifiedCursors = BoundedCache<PostbackKey, Cursor>(capacity: 8_192)
-    /// Encoded and gzipped envelopes by content version, position, parameters and client variant.
-    let representations: BoundedCache<RepresentationKey, PreparedBody>
     /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
     public let providers = PageProviders()
     /// Api actions answered in Swift (Actions/): register with `actions.register(_:options:_:)`.
     public let actions = ActionHandlers()
     let log: Logger
-    /// Where documents come from: the catalog and providers, with mock scenarios and sessions in front in mock mode.
-    let lookup: any PageLookup
     let reload = ReloadState()
-    private let current: Mutex<CatalogSnapshot>
-    private let ready = Atomic<Bool>(true)
+    let served: ServedSnapshot
+    /// Reads request bodies for the page, action and admin routes (`http.maximumActionBodyBytes`).
+    let bodyReader: JSONBodyReader
+    let pageRoutes: PageRoutes
+    let actionRoutes: ActionRoutes
+    let operationalRoutes: OperationalRoutes
+    private let ready = ReadySwitch()
     private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
     /// What mock mode remembers between requests (sessions, journal, faults); `nil` in production.
     let mock: MockState?
@@ -41,7 +41,6 @@ public final class BFFApplication: Sendable {
     ///   - log: where log lines (access log, reloads, errors) go.
     public init(configuration: BFFConfiguration, catalog: PageCatalog, log: any BFFLogSink) {
         self.configuration = configuration
-        representations = BoundedCache(capacity: configuration.server.representationCacheEntries)
         let cursors =
             configuration.cursors.key.map {
                 CursorCodec(
@@ -53,8 +52,24 @@ public final class BFFApplication: Sendable {
         let mock = configuration.mock.enabled ? MockState(configuration: configuration.mock) : nil
         self.mock = mock
         let catalogLookup = CatalogLookup(providers: providers)
-        lookup = mock.map { MockPageLookup(mock: $0, base: catalogLookup) } ?? catalogLookup
-        current = Mutex(CatalogSnapshot(catalog: catalog, cursors: cursors))
+        let lookup: any PageLookup = mock.map { MockPageLookup(mock: $0, base: catalogLookup) } ?? catalogLookup
+        let served = ServedSnapshot(CatalogSnapshot(catalog: catalog, cursors: cursors))
+        self.served = served
+        let bodyReader = JSONBodyReader(limit: configuration.http.maximumActionBodyBytes)
+        self.bodyReader = bodyReader
+        pageRoutes = PageRoutes(
+            served: served, lookup: lookup, cursors: cursors,
+            verifiedCursors: BoundedCache(capacity: 8_192),
+            representations: BoundedCache(capacity: configuration.server.representationCacheEntries),
+            providers: providers, defaults: configuration.pages, showsDiagnostics: configuration.mock.enabled,
+            bodyReader: bodyReader, log: self.log)
+        actionRoutes = ActionRoutes(
+            served: served, lookup: lookup, actions: actions,
+            idempotencySeconds: configuration.actions.idempotencySeconds,
+            showsDiagnostics: configuration.mock.enabled, bodyReader: bodyReader, log: self.log)
+        operationalRoutes = OperationalRoutes(
+            served: served, providers: providers, listsScenarios: configuration.mock.enabled,
+            metricsRegistry: metricsRegistry, servesMetrics: configuration.logging.metrics, ready: ready)
         reload.loaded(catalog)
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
         metricsRegistry.register { [unowned self] in metrics.families(openConnections: openConnectionCount) }
@@ -65,20 +80,20 @@ public final class BFFApplication: Sendable {
     /// The catalog being served.
     public var catalog: PageCatalog { snapshot.catalog }
 
-    var snapshot: CatalogSnapshot { current.withLock { $0 } }
+    var snapshot: CatalogSnapshot { served.snapshot }
 
     /// Serves `catalog` from now on; requests in flight finish with the snapshot they started with. Bodies of
     /// unchanged pages stay cached (they are keyed by content version).
     public func replaceCatalog(_ catalog: PageCatalog) {
         let next = CatalogSnapshot(catalog: catalog, cursors: cursors, reusing: snapshot)
-        current.withLock { $0 = next }
+        served.replace(with: next)
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
     }
 
     /// Marks the server not ready (`/readyz` → 503), e.g. while draining for shutdown.
-    public func setReady(_ isReady: Bool) { ready.store(isReady, ordering: .relaxed) }
+    public func setReady(_ isReady: Bool) { ready.set(isReady) }
 
-    var isReady: Bool { ready.load(ordering: .relaxed) }
+    var isReady: Bool { ready.isOn }
 
     /// Lets `/metrics` report the HTTP server's open connections.
     public func reportOpenConnections(_ count: @escaping @Sendable () -> Int) {

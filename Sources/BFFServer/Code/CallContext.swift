@@ -22,12 +22,13 @@ public struct CallContext: Sendable {
     public var log: Logger
 }
 
-extension BFFApplication {
-    /// What Swift code given `timeout` is told about `request`.
-    func callContext(
-        _ request: HTTPRequest, _ context: RequestContext, capabilities: ClientCapabilities?, timeout: Duration
-    ) -> CallContext {
-        CallContext(
+extension CallContext {
+    /// What Swift code given `timeout` is told about `request`, as its call starts.
+    init(
+        _ request: HTTPRequest, _ context: RequestContext, capabilities: ClientCapabilities?, timeout: Duration,
+        log: Logger
+    ) {
+        self.init(
             headers: request.headers, session: context.validSession, capabilities: capabilities,
             acceptLanguage: context.acceptLanguage, requestID: context.requestID,
             deadline: ContinuousClock.now + timeout, log: log.with("requestID", .string(context.requestID)))

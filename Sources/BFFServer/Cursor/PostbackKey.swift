@@ -1,4 +1,4 @@
-/// A postback as a cache key (``BFFApplication/verifiedCursors``). Hashing reads only its last 8 bytes, the tail
+/// A postback as a cache key (``PageRoutes/verifiedCursors``). Hashing reads only its last 8 bytes, the tail
 /// of its HMAC signature and uniformly random, instead of all ~100; equality still compares the whole text. Only
 /// postbacks that verified are cached, so without the key nobody can make entries that share a hash.
 struct PostbackKey: Hashable, Sendable {

@@ -183,7 +183,7 @@ extension MockLayer {
     /// The rules of a `PUT …/faults` body, in body order; a bad pattern (an unknown method) or spec is a 400
     /// naming the member.
     func faultRules(_ request: HTTPRequest) throws -> [FaultRule] {
-        guard case .object(let object) = try application.jsonBody(of: request) else {
+        guard case .object(let object) = try application.bodyReader.read(request) else {
             throw ProblemDetails.invalidRequest(
                 .root, "The body maps route patterns to specs: {\"/v1/pages/*\": \"latency=200ms\"}.")
         }
@@ -254,7 +254,7 @@ extension MockLayer {
     /// if needed and replaces its scenario choices (`*` = every page that has that scenario).
     func adminSetSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let id = try sessionParameter(request)
-        guard case .object(let body) = try application.jsonBody(of: request),
+        guard case .object(let body) = try application.bodyReader.read(request),
             body.members.allSatisfy({ $0.key == "scenarios" })
         else {
             throw ProblemDetails.invalidRequest(.root, "The body is {\"scenarios\": {\"<pageID>|*\": \"<scenario>\"}}.")

@@ -12,7 +12,7 @@ enum PageSource: Sendable {
     case provider(PageProviders.Registration)
 }
 
-/// Names the document of each page request; the pipeline (Pipeline/BFFApplication+Pages.swift) does the rest —
+/// Names the document of each page request; the pipeline (Pipeline/PageRoutes.swift) does the rest —
 /// cursors, client resolution, encoding, caching — the same way for every source. ``CatalogLookup`` in
 /// production; ``MockPageLookup`` puts scenarios and per-session copies in front of it in mock mode.
 protocol PageLookup: Sendable {

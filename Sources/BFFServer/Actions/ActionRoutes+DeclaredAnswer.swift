@@ -1,7 +1,7 @@
 import HTTPCore
 import PageModel
 
-extension BFFApplication {
+extension ActionRoutes {
     /// The answer a page file declares for `action` (`server.actions` in pages/README.md): a fixed response,
     /// prepared once per catalog; or the first of its `responses` whose `when` the request meets, with its
     /// `{{…}}` placeholders filled from the request and the result checked by the codec.
@@ -48,7 +48,7 @@ extension BFFApplication {
                 detail:
                     "The page file's answer of \(name) is not a valid action response (\(error.codes)); "
                     + "flow-bff check and the server log say where. The request ID is \(requestID).",
-                diagnostics: configuration.mock.enabled ? error.errors : nil)
+                diagnostics: showsDiagnostics ? error.errors : nil)
         }
         log.info("action value refused", fields)
         let members = error.culprits.map { "\($0.requestMember) (\(FilledAnswerError.kind(of: $0, in: action)))" }

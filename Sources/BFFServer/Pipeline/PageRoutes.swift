@@ -1,9 +1,30 @@
 import HTTPCore
 import PageModel
 
-/// The page pipeline: a request becomes (source, position, client variant) → prepared bytes. One `servePage`, one
-/// `serveNextPage` and one cursor verification for every source (``PageLookup``).
-extension BFFApplication {
+/// The page routes and the pipeline behind them: a request becomes (source, position, client variant) → prepared
+/// bytes. One `servePage`, one `serveNextPage` and one cursor verification for every source (``PageLookup``). What
+/// the routes read is listed here, nothing else of the application.
+struct PageRoutes: Sendable {
+    typealias Answer = BFFApplication.Answer
+
+    let served: ServedSnapshot
+    /// Where documents come from: the catalog and providers, with mock scenarios and sessions in front in mock mode.
+    let lookup: any PageLookup
+    let cursors: CursorCodec
+    /// Postbacks whose signature already verified (a popular cursor costs a lookup, not an HMAC).
+    let verifiedCursors: BoundedCache<PostbackKey, Cursor>
+    /// Encoded and gzipped envelopes by content version, position, parameters and client variant.
+    let representations: BoundedCache<RepresentationKey, PreparedBody>
+    let providers: PageProviders
+    /// The page size and `Cache-Control` of provider pages that set none (`pages.*`).
+    let defaults: BFFConfiguration.Pages
+    /// Whether a refused provider page shows its diagnostics in the body (mock mode).
+    let showsDiagnostics: Bool
+    let bodyReader: JSONBodyReader
+    let log: Logger
+
+    var snapshot: CatalogSnapshot { served.snapshot }
+
     /// `GET /v1/pages/{pageID}` — the first chunk of a page; query parameters are page parameters.
     func servePage(_ request: HTTPRequest, _ context: RequestContext) throws -> Answer {
         let snapshot = snapshot
@@ -92,7 +113,7 @@ extension BFFApplication {
         guard PageID.isValid(pageID) else { throw ProblemDetails.invalidPageID(pageID) }
         let postback: String
         if request.method == .post {
-            guard case .object(let object) = try jsonBody(of: request) else {
+            guard case .object(let object) = try bodyReader.read(request) else {
                 throw ProblemDetails.invalidRequest(.root, "The body is an object {\"postback\": string}.")
             }
             guard case .string(let value)? = object["postback"] else {

@@ -1,10 +1,10 @@
 import HTTPCore
 import PageModel
 
-/// Running Swift page providers (``PageProviders``): the pipeline (Pipeline/BFFApplication+Pages.swift) calls them
+/// Running Swift page providers (``PageProviders``): the pipeline (Pipeline/PageRoutes.swift) calls them
 /// in a task on the request's event loop, under their timeout (Code/CodeRegistry.swift), and serves what they return
 /// like a page file.
-extension BFFApplication {
+extension PageRoutes {
     /// What a provider is told about the request, as its call starts.
     func providerContext(
         _ pageID: String, _ parameters: [String: String], _ request: HTTPRequest,
@@ -12,7 +12,8 @@ extension BFFApplication {
     ) -> PageRequestContext {
         PageRequestContext(
             pageID: pageID, parameters: parameters,
-            call: callContext(request, context, capabilities: capabilities, timeout: registration.options.timeout))
+            call: CallContext(
+                request, context, capabilities: capabilities, timeout: registration.options.timeout, log: log))
     }
 
     /// Calls the provider under its timeout and validates what it returns.
@@ -43,8 +44,8 @@ extension BFFApplication {
         guard
             let last = providers.remembered(context.pageID, parameters: context.parameters), last.page == provided.page,
             last.strings == provided.strings,
-            last.pageSize == options.pageSize ?? configuration.pages.defaultPageSize,
-            last.cacheControl == options.cacheControl ?? configuration.pages.cacheControl
+            last.pageSize == options.pageSize ?? defaults.defaultPageSize,
+            last.cacheControl == options.cacheControl ?? defaults.cacheControl
         else { return nil }
         return last
     }
@@ -79,11 +80,11 @@ extension BFFApplication {
         let errors = diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else {
             throw providers.code.refusal(
-                context.pageID, errors: errors, log: context.log, showingDiagnostics: configuration.mock.enabled)
+                context.pageID, errors: errors, log: context.log, showingDiagnostics: showsDiagnostics)
         }
         return CatalogPage(
-            page: page, pageSize: options.pageSize ?? configuration.pages.defaultPageSize,
-            cacheControl: options.cacheControl ?? configuration.pages.cacheControl, strings: provided.strings,
+            page: page, pageSize: options.pageSize ?? defaults.defaultPageSize,
+            cacheControl: options.cacheControl ?? defaults.cacheControl, strings: provided.strings,
             encoded: encoded)
     }
 }

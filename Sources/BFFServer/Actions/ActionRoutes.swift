@@ -1,7 +1,23 @@
 import HTTPCore
 import PageModel
 
-extension BFFApplication {
+/// The api action route: what it reads is listed here, nothing else of the application.
+struct ActionRoutes: Sendable {
+    typealias Answer = BFFApplication.Answer
+
+    let served: ServedSnapshot
+    /// Which documents a device can hold as a page, and what an answer does to a mock session's copies.
+    let lookup: any PageLookup
+    let actions: ActionHandlers
+    /// How long an `Idempotency-Key`'s answer is kept (`actions.idempotencySeconds`).
+    let idempotencySeconds: Double
+    /// Whether a refused answer shows its diagnostics in the body (mock mode).
+    let showsDiagnostics: Bool
+    let bodyReader: JSONBodyReader
+    let log: Logger
+
+    var snapshot: CatalogSnapshot { served.snapshot }
+
     /// `POST /v1/actions/{name}`: the body is checked as an ``ActionRequest``, then against the page it names (the
     /// widget must be one a device could hold there and declare the event), then answered by the Swift handler
     /// registered for the name (``ActionHandlers``) or the page file's declared answer
@@ -10,7 +26,7 @@ extension BFFApplication {
     func serveAction(_ request: HTTPRequest, _ context: RequestContext) throws -> Answer {
         let snapshot = snapshot
         let name = request.pathParameters["name"] ?? ""
-        let body = try jsonBody(of: request)
+        let body = try bodyReader.read(request)
         let action: ActionRequest
         do {
             action = try ActionRequest(name: name, body: body)
@@ -30,14 +46,14 @@ extension BFFApplication {
         }
         let page = snapshot.catalog.pages[declared?.pageID ?? action.pageID]
         let idempotency = try IdempotentAnswering(
-            request, action: name, session: context.validSession, ttlSeconds: configuration.actions.idempotencySeconds)
+            request, action: name, session: context.validSession, ttlSeconds: idempotencySeconds)
         if let handler {
             let capabilities = try context.capabilities()
             let compute = { @Sendable () async throws -> HTTPResponse in
                 let call = ActionRequestContext(
                     request: action, query: self.lookup.parameters(of: request),
-                    call: self.callContext(
-                        request, context, capabilities: capabilities, timeout: handler.options.timeout))
+                    call: CallContext(
+                        request, context, capabilities: capabilities, timeout: handler.options.timeout, log: self.log))
                 let answer = try await self.runHandler(handler, call)
                 self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
                 return try self.actionResponse(answer, declaredBy: page, context)
@@ -93,7 +109,7 @@ extension BFFApplication {
         let errors = Self.diagnostics(of: json).filter { $0.severity == .error }
         guard errors.isEmpty else {
             throw actions.code.refusal(
-                name, errors: errors, log: context.log, showingDiagnostics: configuration.mock.enabled)
+                name, errors: errors, log: context.log, showingDiagnostics: showsDiagnostics)
         }
         actions.code.count(name, outcome: "ok")
         return ActionAnswer(response: response, prepared: nil, encoded: encoded)

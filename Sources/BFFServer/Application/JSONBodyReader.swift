@@ -1,12 +1,14 @@
 import HTTPCore
 import PageModel
 
-extension BFFApplication {
-    /// The request body as JSON: size-limited, `application/json` (or any `+json`, or no type), syntactically
-    /// valid, at most 64 levels deep.
+/// Reads a request body as JSON: size-limited, `application/json` (or any `+json`, or no type), syntactically
+/// valid, at most 64 levels deep. The page, action and admin routes read their bodies through one.
+struct JSONBodyReader: Sendable {
+    /// The largest body accepted (`http.maximumActionBodyBytes`).
+    let limit: Int
+
     /// - Throws: 413 `body_too_large`, 415 `unsupported_media_type`, 400 `invalid_json`.
-    func jsonBody(of request: HTTPRequest) throws(ProblemDetails) -> JSONValue {
-        let limit = configuration.http.maximumActionBodyBytes
+    func read(_ request: HTTPRequest) throws(ProblemDetails) -> JSONValue {
         guard request.body.count <= limit else { throw .bodyTooLarge(limit) }
         if let type = request.headers["Content-Type"], !MediaType.isJSON(type) { throw .unsupportedMediaType(type) }
         do {
