@@ -28,22 +28,19 @@ public struct HTTPAccessLogEntry: Sendable {
     /// The index of the event loop that wrote the response (0 to `workers - 1`). Entries with one index are
     /// reported from one thread, so a sink can keep per-loop counters without contention.
     public var loop: Int = 0
+}
 
-    package init(
+extension HTTPAccessLogEntry {
+    /// An entry for what a test driver answered without a socket (HTTPTesting's `HTTPResponderClient`). A factory,
+    /// not an initializer: any initializer declared in the struct would replace the memberwise one the server
+    /// builds its entries with in place.
+    package static func answered(
         method: HTTPMethod, target: String, version: HTTPVersion, status: Int, bodyBytes: Int, gzip: Bool,
-        remoteAddress: String?, durationNanoseconds: UInt64, route: String?, requestID: String?, loop: Int = 0
-    ) {
-        self.method = method
-        self.target = target
-        self.version = version
-        self.status = status
-        self.bodyBytes = bodyBytes
-        self.gzip = gzip
-        self.remoteAddress = remoteAddress
-        self.durationNanoseconds = durationNanoseconds
-        self.route = route
-        self.requestID = requestID
-        self.loop = loop
+        remoteAddress: String?, durationNanoseconds: UInt64, route: String?, requestID: String?
+    ) -> HTTPAccessLogEntry {
+        HTTPAccessLogEntry(
+            method: method, target: target, version: version, status: status, bodyBytes: bodyBytes, gzip: gzip,
+            remoteAddress: remoteAddress, durationNanoseconds: durationNanoseconds, route: route, requestID: requestID)
     }
 }
 

@@ -54,7 +54,7 @@ public struct HTTPResponderClient: Sendable {
         if let onSent = response.onSent {
             let elapsed = (ContinuousClock.now - start).components
             onSent(
-                HTTPAccessLogEntry(
+                HTTPAccessLogEntry.answered(
                     method: HTTPMethod(method), target: target, version: .http11, status: delivered.status,
                     bodyBytes: delivered.rawBody.count, gzip: false, remoteAddress: remoteAddress,
                     durationNanoseconds: UInt64(elapsed.seconds) * 1_000_000_000
