@@ -3,16 +3,19 @@ import PageModel
 
 /// The mock backend's lookup: a request's scenario (`X-Flow-Scenario`, `?__scenario=`, or the session's choice)
 /// and the session's copy of a page (changed by its api actions) come before the catalog; provider pages and
-/// everything else go to ``CatalogLookup``. Answers to a request that names a session or a scenario are
-/// `Cache-Control: no-store` and vary on those headers, so an HTTP cache never replays one test's page to another;
-/// a document served at its last good version because its file is broken names the error in `X-Flow-Mock-Stale`.
+/// everything else go to ``CatalogLookup``. What a client's HTTP cache may do with a mock page is decided in
+/// ``marked(_:personal:snapshot:)``: answers to a request that names a session or a scenario are
+/// `Cache-Control: no-store`, every other page answer `no-cache` (stored, but revalidated on every use, so the mock
+/// sees each request), and all vary on the mock's request headers; a document served at its last good version
+/// because its file is broken names the error in `X-Flow-Mock-Stale`.
 struct MockPageLookup: PageLookup {
     let mock: MockState
     let base: CatalogLookup
 
     static let personal: HTTPFields = ["Cache-Control": "no-store"]
-    /// What a per-session or per-scenario answer depends on, added to the page's own `Vary`.
-    static let personalVary = "\(FlowHeader.session), \(FlowHeader.scenario), Cookie"
+    /// The request headers a mock page answer depends on besides the page's own `Vary` (`X-Flow-Client`,
+    /// `Accept-Language`): the session (header or cookie), the scenario and the network simulation.
+    static let mockVary = "\(FlowHeader.session), \(FlowHeader.scenario), \(FlowHeader.mock), Cookie"
 
     func parameters(of request: HTTPRequest) -> [String: String] {
         var parameters: [String: String] = [:]
@@ -90,19 +93,21 @@ struct MockPageLookup: PageLookup {
     }
 
     /// `source` with `X-Flow-Mock-Stale` when its document's file is broken (the document is its last good
-    /// version) and, when `personal`, `Cache-Control: no-store` and a `Vary` that names the session and scenario
-    /// headers.
+    /// version), and the one caching rule of mock pages: a page answer to a request naming a session or a scenario
+    /// (`personal`) is `Cache-Control: no-store`; any other is `no-cache`, whatever the page's `cacheControl` — a
+    /// client cache may keep it but asks again every time (a 304 while nothing changed), so a fault header, a
+    /// session's first request, a scenario, a reload or an admin change is never answered from the cache. Both
+    /// name the mock's request headers in `Vary` beside the page's own.
     func marked(_ source: PageSource, personal: Bool, snapshot: CatalogSnapshot) -> PageSource {
         switch source {
         case .document(let document, var headers):
             if let notice = snapshot.staleNotice(for: document.file) {
                 headers.set(FlowHeader.mockStale, notice)
             }
-            if personal || headers["Cache-Control"] != nil {
-                headers.set("Cache-Control", "no-store")
-                let vary = document.responseHeaders(locale: nil)["Vary"].map { $0 + ", " } ?? ""
-                headers.set("Vary", vary + Self.personalVary)
-            }
+            let personal = personal || headers["Cache-Control"] != nil
+            headers.set("Cache-Control", personal ? "no-store" : "no-cache")
+            let vary = document.responseHeaders(locale: nil)["Vary"].map { $0 + ", " } ?? ""
+            headers.set("Vary", vary + Self.mockVary)
             return .document(document, headers: headers)
         case .answer(var response) where personal:
             response.headers.set("Cache-Control", "no-store")

@@ -94,6 +94,37 @@ import Testing
         }
     }
 
+    /// A client's HTTP cache must not answer for the mock: a page that production lets caches keep for minutes
+    /// (`feed`: `public, max-age=300`) is `no-cache` in mock mode — kept, but revalidated on every use, so a fault
+    /// header, a session's first request, a scenario or a reload reaches the server — and varies on the mock's
+    /// request headers, first load and next chunk alike. Production keeps the page's own caching.
+    @Test func aClientCacheCannotAnswerForTheMock() async throws {
+        try await withTestApplication(configuration: mockConfiguration()) { http in
+            let first = try await http.get("/v1/pages/feed")
+            #expect(first.status == 200)
+            #expect(first.header("Cache-Control") == "no-cache")
+            let vary = first.headers.values(for: "Vary").joined(separator: ", ")
+            for name in ["X-Flow-Client", "X-Flow-Session", "X-Flow-Scenario", "X-Flow-Mock", "Cookie"] {
+                #expect(vary.contains(name), "Vary: \(vary)")
+            }
+            let postback = try #require(json(first)["page"]?["pagination"]?["postback"]?.stringValue)
+            let next = try await http.get(
+                "/v1/pages/feed/next?postback="
+                    + postback.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(next.status == 200)
+            #expect(next.header("Cache-Control") == "no-cache")
+            #expect(next.headers.values(for: "Vary").joined(separator: ", ").contains("X-Flow-Mock"))
+            // Revalidation still costs a 304, not the page.
+            let etag = try #require(first.header("ETag"))
+            #expect(try await http.get("/v1/pages/feed", headers: [("If-None-Match", etag)]).status == 304)
+        }
+        try await withTestApplication { http in
+            let production = try await http.get("/v1/pages/feed")
+            #expect(production.header("Cache-Control") == "public, max-age=300")
+            #expect(!production.headers.values(for: "Vary").joined(separator: ", ").contains("X-Flow-Mock"))
+        }
+    }
+
     @Test func sessionAndScenarioAnswersAreNoStoreAndVaryOnTheirHeaders() async throws {
         let pages = try temporaryPages([
             "list.json": listPage("list", sections: 3, pageSize: 1), "list.empty.json": listPage("list", sections: 1),
@@ -102,7 +133,7 @@ import Testing
             let http = HTTPTestClient(port: server.port)
             let plain = try await http.get("/v1/pages/list")
             #expect(plain.header("Cache-Control") == "no-cache")
-            #expect(!Self.vary(plain).contains("X-Flow-Session"))
+            #expect(Self.vary(plain).contains("X-Flow-Session") && Self.vary(plain).contains("X-Flow-Mock"))
 
             let session = try await http.get("/v1/pages/list", headers: [("X-Flow-Session", "ui-1")])
             #expect(session.header("Cache-Control") == "no-store")
