@@ -1,0 +1,207 @@
+import java.io.File;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import okhttp3.Cache;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * An Android app's HTTP stack against flow-bff's mock backend: Debian's OkHttp 3.13 (the library Android apps
+ * ship) with its on-disk Cache and default retries, as an app would configure it. Run by scripts/android-client-test
+ * against `flow-bff serve --dev` on the bundled pages. Checks that the app's own cache never answers for the mock (a
+ * fault header, a session's copy after an action, a scenario), that revalidation costs a 304, pagination to the
+ * end, an Idempotency-Key replay, problem documents, and the mock's response headers. Prints one line per check;
+ * exits 1 when any fails.
+ *
+ * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR
+ */
+public final class FlowBFFAndroidClient {
+    private static final MediaType JSON = MediaType.get("application/json");
+    private static final Pattern POSTBACK = Pattern.compile("\"postback\"\\s*:\\s*\"([^\"]+)\"");
+    private static final Pattern SECTION_ID = Pattern.compile("\"sections\"\\s*:\\s*\\[");
+
+    private final String base;
+    private final OkHttpClient client;
+    private final List<String> failures = new ArrayList<>();
+
+    private FlowBFFAndroidClient(String base, File cacheDirectory) {
+        this.base = base;
+        // What an app sets up: a disk cache; retries on connection failure stay on (OkHttp's default).
+        this.client = new OkHttpClient.Builder().cache(new Cache(cacheDirectory, 10L * 1024 * 1024)).build();
+    }
+
+    public static void main(String[] arguments) throws Exception {
+        if (arguments.length != 2) {
+            System.err.println("usage: FlowBFFAndroidClient BASE_URL CACHE_DIR");
+            System.exit(64);
+        }
+        FlowBFFAndroidClient app = new FlowBFFAndroidClient(arguments[0], new File(arguments[1]));
+        app.run();
+    }
+
+    private void run() throws IOException {
+        aFaultHeaderIsNotAnsweredFromTheCache();
+        aSessionSeesItsCopyAfterAnActionNotTheCachedPage();
+        aScenarioIsNotAnsweredFromTheCache();
+        revalidationCostsA304();
+        paginationReachesTheEnd();
+        anIdempotencyKeyIsReplayed();
+        problemsAreProblemDocuments();
+        simulatedAnswersSaySo();
+        System.out.println(failures.isEmpty() ? "all checks passed" : failures.size() + " check(s) failed");
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+        if (!failures.isEmpty()) System.exit(1);
+    }
+
+    /** GET home, then GET home with `X-Flow-Mock: status=503`: the second must reach the mock and be its 503. */
+    private void aFaultHeaderIsNotAnsweredFromTheCache() throws IOException {
+        get("/v1/pages/home", null, null).close();
+        try (Response response = get("/v1/pages/home", "X-Flow-Mock", "status=503")) {
+            check(
+                    "a fault header is not answered from the cache",
+                    response.code() == 503,
+                    "status " + response.code() + (response.networkResponse() == null ? " from the cache" : ""));
+        }
+    }
+
+    /** The promo is removed for session S; S's next GET of home must show its copy, not the cached page. */
+    private void aSessionSeesItsCopyAfterAnActionNotTheCachedPage() throws IOException {
+        String session = "android-" + UUID.randomUUID().toString().substring(0, 8);
+        get("/v1/pages/home", null, null).close();
+        Request action = new Request.Builder()
+                .url(base + "/v1/actions/home.dismissPromo")
+                .header("X-Flow-Session", session)
+                .post(RequestBody.create(JSON, "{\"pageID\": \"home\", \"widgetID\": \"promo.dismiss\", \"event\": \"tap\"}"))
+                .build();
+        try (Response response = client.newCall(action).execute()) {
+            check("home.dismissPromo answers", response.code() == 200, "status " + response.code());
+        }
+        try (Response response = get("/v1/pages/home", "X-Flow-Session", session)) {
+            String body = response.body().string();
+            check(
+                    "a session sees its copy after an action, not the cached page",
+                    response.code() == 200 && !body.contains("promo.freeShipping"),
+                    "status " + response.code() + ", promo " + (body.contains("promo.freeShipping") ? "still shown" : "gone")
+                            + (response.networkResponse() == null ? ", from the cache" : ""));
+        }
+    }
+
+    /** GET product, then GET product with `X-Flow-Scenario: p-1042`: the scenario's page, not the cached one. */
+    private void aScenarioIsNotAnsweredFromTheCache() throws IOException {
+        get("/v1/pages/product", null, null).close();
+        try (Response response = get("/v1/pages/product", "X-Flow-Scenario", "p-1042")) {
+            String body = response.body().string();
+            check(
+                    "a scenario is not answered from the cache",
+                    response.code() == 200 && body.contains("Stoneware Espresso Cups"),
+                    "status " + response.code() + (response.networkResponse() == null ? ", from the cache" : ""));
+        }
+    }
+
+    /** A page read twice: the second use asks the server (If-None-Match) and gets a 304, the body from the cache. */
+    private void revalidationCostsA304() throws IOException {
+        String first;
+        try (Response response = get("/v1/pages/cart", null, null)) {
+            first = response.body().string();
+        }
+        try (Response response = get("/v1/pages/cart", null, null)) {
+            String second = response.body().string();
+            Response network = response.networkResponse();
+            check(
+                    "revalidation costs a 304",
+                    response.code() == 200 && network != null && network.code() == 304
+                            && response.cacheResponse() != null && second.equals(first),
+                    "status " + response.code() + ", network " + (network == null ? "none" : network.code()));
+        }
+    }
+
+    /** Feed, then every postback until the last chunk. */
+    private void paginationReachesTheEnd() throws IOException {
+        String path = "/v1/pages/feed";
+        int chunks = 0;
+        while (path != null && chunks < 100) {
+            try (Response response = get(path, null, null)) {
+                String body = response.body().string();
+                if (response.code() != 200 || !SECTION_ID.matcher(body).find()) {
+                    check("pagination reaches the end", false, "chunk " + chunks + ": status " + response.code());
+                    return;
+                }
+                chunks++;
+                Matcher postback = POSTBACK.matcher(body);
+                path = postback.find()
+                        ? "/v1/pages/feed/next?postback=" + URLEncoder.encode(postback.group(1), StandardCharsets.UTF_8)
+                        : null;
+            }
+        }
+        check("pagination reaches the end", path == null && chunks > 1, chunks + " chunks");
+    }
+
+    /** The same action with the same Idempotency-Key twice: the second is the first's answer, replayed. */
+    private void anIdempotencyKeyIsReplayed() throws IOException {
+        String key = UUID.randomUUID().toString();
+        String body = "{\"pageID\": \"cart\", \"widgetID\": \"qty.p-3307\", \"event\": \"change\", \"value\": 4, "
+                + "\"payload\": {\"productID\": \"p-3307\"}}";
+        String[] answers = new String[2];
+        String replayed = null;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            Request request = new Request.Builder()
+                    .url(base + "/v1/actions/cart.setQuantity")
+                    .header("Idempotency-Key", key)
+                    .post(RequestBody.create(JSON, body))
+                    .build();
+            try (Response response = client.newCall(request).execute()) {
+                answers[attempt] = response.code() + " " + response.body().string();
+                replayed = response.header("Idempotent-Replayed");
+            }
+        }
+        check(
+                "an Idempotency-Key is replayed",
+                answers[0].startsWith("200 ") && answers[0].equals(answers[1]) && "true".equals(replayed),
+                "first " + answers[0].substring(0, 3) + ", second " + answers[1].substring(0, 3) + ", replayed " + replayed);
+    }
+
+    /** An unknown page: 404 application/problem+json with the stable code. */
+    private void problemsAreProblemDocuments() throws IOException {
+        try (Response response = get("/v1/pages/no-such-page", null, null)) {
+            String type = response.header("Content-Type", "");
+            String body = response.body().string();
+            check(
+                    "problems are problem documents",
+                    response.code() == 404 && type.startsWith("application/problem+json")
+                            && body.replace(" ", "").contains("\"code\":\"page_not_found\""),
+                    "status " + response.code() + ", " + type);
+        }
+    }
+
+    /** A simulated latency is named in `X-Flow-Mock-Applied`. */
+    private void simulatedAnswersSaySo() throws IOException {
+        try (Response response = get("/v1/pages/home", "X-Flow-Mock", "latency=20")) {
+            String applied = response.header("X-Flow-Mock-Applied");
+            check(
+                    "simulated answers say so",
+                    response.code() == 200 && applied != null && applied.contains("latency"),
+                    "status " + response.code() + ", X-Flow-Mock-Applied " + applied);
+        }
+    }
+
+    private Response get(String path, String header, String value) throws IOException {
+        Request.Builder request = new Request.Builder().url(base + path);
+        if (header != null) request.header(header, value);
+        return client.newCall(request.build()).execute();
+    }
+
+    private void check(String name, boolean passed, String detail) {
+        System.out.println((passed ? "ok     " : "FAILED ") + name + " (" + detail + ")");
+        if (!passed) failures.add(name);
+    }
+}
