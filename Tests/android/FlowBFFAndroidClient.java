@@ -5,9 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.concurrent.TimeUnit;
 import okhttp3.Cache;
+import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -22,7 +25,7 @@ import okhttp3.Response;
  * end, an Idempotency-Key replay, problem documents, and the mock's response headers. Prints one line per check;
  * exits 1 when any fails.
  *
- * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR
+ * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS
  */
 public final class FlowBFFAndroidClient {
     private static final MediaType JSON = MediaType.get("application/json");
@@ -30,21 +33,24 @@ public final class FlowBFFAndroidClient {
     private static final Pattern SECTION_ID = Pattern.compile("\"sections\"\\s*:\\s*\\[");
 
     private final String base;
+    private final long serverIdleMillis;
     private final OkHttpClient client;
     private final List<String> failures = new ArrayList<>();
 
-    private FlowBFFAndroidClient(String base, File cacheDirectory) {
+    private FlowBFFAndroidClient(String base, File cacheDirectory, long serverIdleMillis) {
         this.base = base;
+        this.serverIdleMillis = serverIdleMillis;
         // What an app sets up: a disk cache; retries on connection failure stay on (OkHttp's default).
         this.client = new OkHttpClient.Builder().cache(new Cache(cacheDirectory, 10L * 1024 * 1024)).build();
     }
 
     public static void main(String[] arguments) throws Exception {
-        if (arguments.length != 2) {
-            System.err.println("usage: FlowBFFAndroidClient BASE_URL CACHE_DIR");
+        if (arguments.length != 3) {
+            System.err.println("usage: FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS");
             System.exit(64);
         }
-        FlowBFFAndroidClient app = new FlowBFFAndroidClient(arguments[0], new File(arguments[1]));
+        FlowBFFAndroidClient app =
+                new FlowBFFAndroidClient(arguments[0], new File(arguments[1]), Long.parseLong(arguments[2]));
         app.run();
     }
 
@@ -57,6 +63,8 @@ public final class FlowBFFAndroidClient {
         anIdempotencyKeyIsReplayed();
         problemsAreProblemDocuments();
         simulatedAnswersSaySo();
+        faultsAsOkHttpSeesThem();
+        aPoolThatOutlivesTheServersIdleTimeoutRetriesInSilence();
         System.out.println(failures.isEmpty() ? "all checks passed" : failures.size() + " check(s) failed");
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();
@@ -191,6 +199,110 @@ public final class FlowBFFAndroidClient {
                     "simulated answers say so",
                     response.code() == 200 && applied != null && applied.contains("latency"),
                     "status " + response.code() + ", X-Flow-Mock-Applied " + applied);
+        }
+    }
+
+    /**
+     * Each network fault of `X-Flow-Mock` on a POST, as the app sees it: what OkHttp throws (or answers), how many
+     * attempts it made (a network interceptor counts them) and how many requests the mock journaled for the
+     * session. Prints the table docs/mock.md shows; checks that the mock saw every attempt OkHttp made and that a
+     * transport fault surfaces as an IOException while a status fault is a response.
+     */
+    private void faultsAsOkHttpSeesThem() throws IOException {
+        String[] faults = {"reset", "empty", "truncate=10B", "status=503", "status=503; retry-after=0"};
+        System.out.println("fault | OkHttp | attempts | journaled");
+        for (String fault : faults) {
+            String session = "fault-" + UUID.randomUUID().toString().substring(0, 8);
+            AtomicInteger attempts = new AtomicInteger();
+            OkHttpClient counting = client.newBuilder()
+                    .addNetworkInterceptor(chain -> {
+                        attempts.incrementAndGet();
+                        return chain.proceed(chain.request());
+                    })
+                    .build();
+            Request request = new Request.Builder()
+                    .url(base + "/v1/actions/home.dismissPromo")
+                    .header("X-Flow-Session", session)
+                    .header("X-Flow-Mock", fault)
+                    .post(RequestBody.create(JSON, "{\"pageID\": \"home\", \"widgetID\": \"promo.dismiss\", \"event\": \"tap\"}"))
+                    .build();
+            String outcome;
+            boolean transport;
+            try (Response response = counting.newCall(request).execute()) {
+                response.body().string();
+                outcome = "HTTP " + response.code();
+                transport = false;
+            } catch (IOException error) {
+                Throwable cause = error.getCause();
+                outcome = error.getClass().getSimpleName() + ": " + error.getMessage()
+                        + (cause == null ? "" : " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")");
+                transport = true;
+            }
+            int journaled = journalCount(session);
+            System.out.println(fault + " | " + outcome + " | " + attempts.get() + " | " + journaled);
+            check(
+                    "the mock journaled every attempt of " + fault,
+                    journaled == attempts.get(),
+                    attempts.get() + " attempts, " + journaled + " journaled");
+            check(
+                    fault + " reaches the app as " + (fault.startsWith("status") ? "a response" : "an IOException"),
+                    transport != fault.startsWith("status"),
+                    outcome);
+        }
+    }
+
+    /**
+     * The pool's keep-alive against the server's idle timeout (scaled down: the script runs the server with a short
+     * one). A GET on a pooled connection the server already closed fails and is retried on a new one, unseen by the
+     * app and the journal (OkHttp checks a pooled connection before a POST, not before a GET); a pool whose
+     * keep-alive is below the server's idle timeout never hands out such a connection.
+     */
+    private void aPoolThatOutlivesTheServersIdleTimeoutRetriesInSilence() throws IOException {
+        long pause = serverIdleMillis + serverIdleMillis / 2;
+        int defaultPool = attemptsOfASecondGet(new ConnectionPool(), pause);
+        check(
+                "a GET after the server's idle timeout costs OkHttp's default pool a hidden attempt",
+                defaultPool == 2,
+                defaultPool + " attempts");
+        int shorterPool = attemptsOfASecondGet(new ConnectionPool(5, serverIdleMillis / 2, TimeUnit.MILLISECONDS), pause);
+        check(
+                "a pool keep-alive below the server's idle timeout costs none",
+                shorterPool == 1,
+                shorterPool + " attempts");
+    }
+
+    /** Network attempts of a GET made `pauseMillis` after a first one, through `pool`. */
+    private int attemptsOfASecondGet(ConnectionPool pool, long pauseMillis) throws IOException {
+        AtomicInteger attempts = new AtomicInteger();
+        OkHttpClient pooled = new OkHttpClient.Builder()
+                .connectionPool(pool)
+                .addNetworkInterceptor(chain -> {
+                    attempts.incrementAndGet();
+                    return chain.proceed(chain.request());
+                })
+                .build();
+        Request request = new Request.Builder().url(base + "/healthz").build();
+        try (Response response = pooled.newCall(request).execute()) {
+            response.body().string();
+        }
+        try {
+            Thread.sleep(pauseMillis);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        attempts.set(0);
+        try (Response response = pooled.newCall(request).execute()) {
+            response.body().string();
+        }
+        pooled.connectionPool().evictAll();
+        return attempts.get();
+    }
+
+    /** How many requests the mock journaled for `session` (loopback reads the admin API without a token). */
+    private int journalCount(String session) throws IOException {
+        try (Response response = get("/__admin/journal/count?session=" + session, null, null)) {
+            Matcher count = Pattern.compile("\"count\"\\s*:\\s*(\\d+)").matcher(response.body().string());
+            return count.find() ? Integer.parseInt(count.group(1)) : -1;
         }
     }
 
