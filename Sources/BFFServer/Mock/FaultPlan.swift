@@ -87,21 +87,28 @@ public struct FaultDecision: Sendable, Hashable {
     }
 }
 
-/// Pure decisions of the network simulation: the seed and the request's sequence number fix every random draw,
-/// so the same seed replays the same latencies and faults in the same order.
+/// Pure decisions of the network simulation: the seed, the sequence a request draws from and its index there fix
+/// every random draw, so the same seed replays the same latencies and faults in the same order.
 public struct FaultPlan: Sendable {
     public var seed: UInt64
 
     public init(seed: UInt64) { self.seed = seed }
 
-    /// The decision for the `counter`-th simulated request under `spec`.
-    public func decide(counter: UInt64, spec: FaultSpec) -> FaultDecision {
+    /// The decision for the `counter`-th simulated request of the sequence `stream` under `spec`. Stream 0 is the
+    /// global sequence (requests without a session); a session draws from its own (``stream(of:)``).
+    public func decide(counter: UInt64, stream: UInt64 = 0, spec: FaultSpec) -> FaultDecision {
         guard !spec.isNone else { return FaultDecision() }
-        var random = SplitMix64(seed: seed ^ (counter &* 0xD1B5_4A32_D192_ED03))
+        var random = SplitMix64(seed: seed ^ stream ^ (counter &* 0xD1B5_4A32_D192_ED03))
         _ = random.next()
         let latency = spec.latency.map { Int($0.sample(&random).rounded()) } ?? 0
         let roll = random.nextUnit()
         return FaultDecision(latencyMs: latency, fault: roll < spec.rate ? spec.fault : nil)
+    }
+
+    /// The sequence a session's simulated requests draw from: the first 8 bytes of the SHA-256 of its id, the same
+    /// in every run (Swift's `Hasher` is seeded per process).
+    public static func stream(of session: String) -> UInt64 {
+        Crypto.sha256(Array(session.utf8)).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// The spec for a request: the header's when present, else the first matching runtime rule, else the first

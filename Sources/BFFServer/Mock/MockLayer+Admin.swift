@@ -138,15 +138,16 @@ extension MockLayer {
     }
 
     /// `POST /__admin/reset[?session=ID]`: every session (or one), runtime fault rules, the journal and the
-    /// simulation counter (so the seed replays from the start).
+    /// simulation's sequences (so the seed replays from the start) — or one session and its sequence.
     func adminReset(_ request: HTTPRequest) throws -> HTTPResponse {
         if let session = request.queryItem("session") {
-            return Self.adminJSON(["reset": .string(session), "existed": .bool(mock.sessions.remove(session))])
+            return Self.adminJSON(["reset": .string(session), "existed": .bool(mock.forget(session: session))])
         }
         mock.sessions.removeAll()
         mock.runtimeRules.withLock { $0 = [] }
         mock.journal.clear()
         mock.counter.store(0, ordering: .relaxed)
+        mock.sessionDraws.withLock { $0.removeAll() }
         return Self.adminJSON(["reset": "all"])
     }
 
@@ -332,7 +333,7 @@ extension MockLayer {
     /// `DELETE /__admin/sessions/{id}`: forgets the session; its pages are the files' versions again.
     func adminResetSession(_ request: HTTPRequest) throws -> HTTPResponse {
         let id = try sessionParameter(request)
-        return Self.adminJSON(["reset": .string(id), "existed": .bool(mock.sessions.remove(id))])
+        return Self.adminJSON(["reset": .string(id), "existed": .bool(mock.forget(session: id))])
     }
 
     // MARK: Journal and echo

@@ -50,7 +50,8 @@ final class MockLayer: Sendable {
                 runtime: sessionRules(of: draft.entry.session) + mock.runtimeRules.withLock { $0 },
                 configured: mock.configuration.faults)
             if let spec, !spec.isNone {
-                decision = mock.plan.decide(counter: mock.counter.add(1, ordering: .relaxed).oldValue, spec: spec)
+                let draw = mock.nextDraw(session: draft.entry.session)
+                decision = mock.plan.decide(counter: draw.counter, stream: draw.stream, spec: spec)
             }
         } catch {
             let problem = ProblemDetails(

@@ -153,6 +153,47 @@ import Testing
         #expect(first == expected)
     }
 
+    /// Parallel UI tests, each with its session, do not change each other's outcomes: a seeded rate rule draws from
+    /// the session's own sequence, so session ui-a sees the same faults whether or not ui-b's requests come in
+    /// between, and `POST /__admin/reset?session=` restarts only that sequence.
+    @Test func eachSessionDrawsFromItsOwnSequence() async throws {
+        let spec = try FaultSpec.parse("status=503; rate=0.5")
+        func statuses(_ session: String, _ http: HTTPResponderClient, count: Int = 16) async throws -> [Int] {
+            var statuses: [Int] = []
+            for _ in 0..<count {
+                let response = try await http.get(
+                    "/v1/pages/home", headers: [("X-Flow-Session", session), ("X-Flow-Mock", spec.description)])
+                statuses.append(response.status)
+            }
+            return statuses
+        }
+        let configuration = mockConfiguration { $0.seed = 5 }
+        let alone = try await withTestApplication(configuration: configuration) { http in
+            try await statuses("ui-a", http)
+        }
+        let interleaved = try await withTestApplication(configuration: configuration) { http in
+            var statusesOfA: [Int] = []
+            for _ in 0..<16 {
+                _ = try await statuses("ui-b", http, count: 1)
+                statusesOfA += try await statuses("ui-a", http, count: 1)
+            }
+            return statusesOfA
+        }
+        #expect(alone == interleaved)
+        #expect(Set(alone) == [200, 503], "the rate draws both outcomes: \(alone)")
+        let expected = (0..<16).map {
+            FaultPlan(seed: 5).decide(counter: UInt64($0), stream: FaultPlan.stream(of: "ui-a"), spec: spec).fault
+                == nil ? 200 : 503
+        }
+        #expect(alone == expected)
+        try await withTestApplication(configuration: configuration) { http in
+            let first = try await statuses("ui-a", http, count: 4)
+            let reset = try await http.request("POST", "/__admin/reset?session=ui-a", headers: [("X-Flow-Admin", "1")])
+            #expect(reset.status == 200)
+            #expect(try await statuses("ui-a", http, count: 4) == first)
+        }
+    }
+
     @Test func routeRulesFromConfigurationAndTheAdminAPI() async throws {
         let configured = try FaultRule(pattern: "GET /v1/pages/feed", spec: FaultSpec.parse("status=503"))
         try await withTestServer(configuration: mockConfiguration { $0.faults = [configured] }) { server in
