@@ -179,6 +179,13 @@ import Testing
                 #expect(response.header("Content-Type") == "application/problem+json")
                 #expect(response.text.contains("\"code\":\"\(code)\""), "\(body): \(response.text)")
             }
+            // A body without a Content-Type is not declared JSON: 415 like any other type (docs/contract.md § 13).
+            let untyped = try await http.request(
+                "POST", "/v1/actions/\(name)", headers: [],
+                body: Array(#"{"pageID": "cart", "widgetID": "w", "event": "tap"}"#.utf8))
+            #expect(untyped.status == 415)
+            #expect(untyped.text.contains("\"code\":\"unsupported_media_type\""))
+            #expect(untyped.text.contains("no Content-Type"))
             let missing = try await http.post("/v1/actions/\(name)", json: #"{"pageID": "cart", "event": "tap"}"#)
             #expect(missing.text.contains("\"path\":\"/widgetID\""))
             let huge =

@@ -47,9 +47,11 @@ extension ProblemDetails {
             .bodyTooLarge, detail: "Request bodies are limited to \(limit) bytes.")
     }
 
-    static func unsupportedMediaType(_ type: String) -> ProblemDetails {
+    static func unsupportedMediaType(_ type: String?) -> ProblemDetails {
         ProblemDetails(
-            .unsupportedMediaType, detail: "Send application/json, not \(type).")
+            .unsupportedMediaType,
+            detail: type.map { "Send application/json, not \($0)." }
+                ?? "The body has no Content-Type: send Content-Type: application/json.")
     }
 
     static func unknownAction(_ name: String, suggestion: String?) -> ProblemDetails {

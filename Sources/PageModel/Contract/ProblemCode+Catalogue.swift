@@ -22,7 +22,7 @@ extension ProblemCode {
         "body_too_large", 413, "Body too large", .contract, "a request body over the server's limit")
     public static let unsupportedMediaType = ProblemCode(
         "unsupported_media_type", 415, "Unsupported media type", .contract,
-        "a request body that is not application/json")
+        "a request body not declared application/json (another Content-Type, or none)")
     public static let unknownAction = ProblemCode(
         "unknown_action", 404, "Unknown action", .contract, "an api action name nothing answers")
     public static let unknownWidget = ProblemCode(

@@ -144,7 +144,8 @@ import Testing
             let evil = "evil.example:\(port)"
             let http = HTTPTestClient(port: port)
             let created = try await http.request(
-                "PUT", "/__admin/sessions/ui-1", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8))
+                "PUT", "/__admin/sessions/ui-1",
+                headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")], body: Array("{}".utf8))
             #expect(created.status == 200)
             let journal = await Self.send(port, "GET", "/__admin/journal", host: evil, ["Accept: */*"])
             #expect(journal.status == 403)
@@ -177,7 +178,8 @@ import Testing
             let port = server.port
             let http = HTTPTestClient(port: port)
             let created = try await http.request(
-                "PUT", "/__admin/sessions/ui-1", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8))
+                "PUT", "/__admin/sessions/ui-1",
+                headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")], body: Array("{}".utf8))
             #expect(created.status == 200)
             let form = await Self.send(
                 port, "POST", "/__admin/reset",

@@ -55,16 +55,18 @@ import Testing
         try await withTestApplication(configuration: mockConfiguration()) { http in
             #expect(
                 try await http.request(
-                    "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8)
+                    "PUT", "/__admin/sessions/s1",
+                    headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")], body: Array("{}".utf8)
                 ).status == 200)
             for method in ["GET", "PUT", "DELETE"] {
                 let malformed = try await http.request(
-                    method, "/__admin/sessions/%C2%84", headers: [("X-Flow-Admin", "1")], body: Array("{}".utf8))
+                    method, "/__admin/sessions/%C2%84",
+                    headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")], body: Array("{}".utf8))
                 #expect(malformed.status == 400, "\(method)")
                 #expect(try json(malformed)["code"] == "invalid_session")
             }
             let unknownPage = try await http.request(
-                "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1")],
+                "PUT", "/__admin/sessions/s1", headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"scenarios": {"nope": "empty"}}"#.utf8))
             #expect(unknownPage.status == 404)
             #expect(try json(unknownPage)["code"] == "page_not_found")

@@ -209,7 +209,7 @@ import Testing
             #expect(try await http.get("/v1/pages/home").status == 500)
             #expect(try await http.get("/v1/pages/feed").status == 200, "runtime rules come before configured ones")
             let invalid = try await http.request(
-                "PUT", "/__admin/faults", headers: [("X-Flow-Admin", "1")],
+                "PUT", "/__admin/faults", headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"/v1/pages/*": "status=200"}"#.utf8))
             #expect(invalid.status == 400)
             #expect(try await http.request("DELETE", "/__admin/faults", headers: [("X-Flow-Admin", "1")]).status == 200)

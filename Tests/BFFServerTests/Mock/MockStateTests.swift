@@ -121,7 +121,8 @@ import Testing
             #expect(try await !page(try http.get("/v1/pages/home", headers: session)).isEmpty)
             #expect(try await !page(try http.get("/v1/pages/cart")).isEmpty)
             let everywhere = try await http.request(
-                "PUT", "/__admin/sessions/ui-test-1", headers: [("X-Flow-Admin", "1")],
+                "PUT", "/__admin/sessions/ui-test-1",
+                headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"scenarios": {"*": "logged-out"}}"#.utf8))
             #expect(everywhere.status == 200)
             #expect(try await http.get("/v1/pages/cart", headers: session).status == 401)
@@ -129,7 +130,8 @@ import Testing
             #expect(home.status == 200, "home has no such scenario")
             #expect(home.header("X-Flow-Scenario-Missing") == nil, "* only applies where the scenario exists")
             let unknown = try await http.request(
-                "PUT", "/__admin/sessions/ui-test-1", headers: [("X-Flow-Admin", "1")],
+                "PUT", "/__admin/sessions/ui-test-1",
+                headers: [("X-Flow-Admin", "1"), ("Content-Type", "application/json")],
                 body: Array(#"{"scenarios": {"cart": "emtpy"}}"#.utf8))
             #expect(unknown.status == 400)
             #expect(unknown.text.contains("Did you mean \\\"empty\\\"?"))
