@@ -92,10 +92,32 @@ public final class RedisIdempotencyStore: IdempotencyStore, MetricsSource {
         }
     }
 
+    /// Stores the answer of a claimed key. When Redis cannot take it (down, too slow), the answer is not lost: the
+    /// store keeps trying in the background for about 20 s (``completionRetryDelays``), inside the claim's 30 s
+    /// lease, so a retry that meets the claim (409 in use) gets the answer replayed once Redis is back, instead of
+    /// running the action again when the lease ends.
     public func complete(_ key: String, with answer: IdempotentAnswer, ttl: Duration) async {
+        if await store(answer, of: key, ttl: ttl) { return }
+        Task { [self] in
+            for delay in Self.completionRetryDelays {
+                try? await Task.sleep(for: delay)
+                if await store(answer, of: key, ttl: ttl) { return }
+            }
+        }
+    }
+
+    /// The pauses before each background attempt to store an answer Redis did not take: 20 s in all, well inside
+    /// the 30 s claim lease (`IdempotentAnswering.claimLease`; after it the key may be claimed again).
+    static let completionRetryDelays: [Duration] = [
+        .milliseconds(250), .milliseconds(750), .seconds(1), .seconds(2), .seconds(4), .seconds(4), .seconds(4),
+        .seconds(4),
+    ]
+
+    /// One attempt to store `answer` under the claim of `key`; whether Redis took it (or the claim is gone, so
+    /// there is nothing to store).
+    private func store(_ answer: IdempotentAnswer, of key: String, ttl: Duration) async -> Bool {
         do {
-            let fingerprint = try await currentFingerprint(key)
-            guard let fingerprint else { return }
+            guard let fingerprint = try await currentFingerprint(key) else { return true }
             let stored = Stored(
                 fingerprint: fingerprint, status: answer.status, headers: answer.headers, body: Data(answer.body))
             let reply = try await client.send([
@@ -104,8 +126,10 @@ public final class RedisIdempotencyStore: IdempotencyStore, MetricsSource {
             ])
             if case .error(let message) = reply { throw RedisError(message) }
             succeeded(())
+            return true
         } catch {
             failed("complete", error)
+            return false
         }
     }
 

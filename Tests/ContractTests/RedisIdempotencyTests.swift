@@ -57,6 +57,50 @@ import Testing
         }
     }
 
+    /// An answer Redis could not take when it was computed is not lost: the replica stores it once Redis is back,
+    /// so a retry that meets the claim (409 in use) gets it replayed, instead of the action running a second time
+    /// when the claim's 30 s lease ends.
+    @Test func anAnswerRedisMissedIsStoredWhenItIsBack() async throws {
+        let calls = Calls()
+        let pages = try temporaryPages(ActionHandlerTests.pages)
+        try await RedisServer.with { redis in
+            var configuration = Self.configuration(redis: redis.url)
+            configuration.actions.redisTimeoutSeconds = 0.25
+            try await withTestServer(pages: pages, configuration: configuration) { server in
+                let pid = redis.process.processIdentifier
+                server.service.application.actions.register("calc.set") { context in
+                    calls.count.add(1, ordering: .relaxed)
+                    kill(pid, SIGSTOP)  // Redis stops after the claim, before the answer is stored.
+                    return ActionResponse(
+                        mutations: [
+                            .replaceWidget(
+                                id: context.request.widgetID,
+                                widget: .stepper(
+                                    id: context.request.widgetID, value: 6, onChange: .api(name: "calc.set")))
+                        ],
+                        effects: [])
+                }
+                let key = [("Idempotency-Key", "missed-\(UUID().uuidString)")]
+                let body = ActionHandlerTests.body(value: 3)
+                let http = HTTPTestClient(port: server.port)
+                let answer = try await http.post("/v1/actions/calc.set", json: body, headers: key)
+                kill(pid, SIGCONT)
+                #expect(answer.status == 200, "\(answer.text)")
+                // While the answer is not stored the claim holds the key (409), or the store is failing fast (503).
+                var retry = try await http.post("/v1/actions/calc.set", json: body, headers: key)
+                let deadline = ContinuousClock.now + .seconds(10)
+                while [409, 503].contains(retry.status), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    retry = try await http.post("/v1/actions/calc.set", json: body, headers: key)
+                }
+                #expect(retry.status == 200, "\(retry.text)")
+                #expect(retry.header("Idempotent-Replayed") == "true")
+                #expect(retry.body == answer.body)
+                #expect(calls.count.load(ordering: .relaxed) == 1, "the action ran again")
+            }
+        }
+    }
+
     @Test func aRedisOutageRefusesKeyedActionsWithoutRunningThem() async throws {
         let calls = Calls()
         let log = MemoryLogSink()
