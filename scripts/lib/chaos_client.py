@@ -65,7 +65,9 @@ def outcome(status, headers, data):
 
 def keyed_action(client, key, session, value, seen, latencies):
     """Sends the key until answered 200, then once more until that is answered 200. Returns (first, second)
-    where each is "fresh" (ran), "replayed" or "gave up"."""
+    where each is "fresh" (ran), "replayed" or "gave up". A first answer that is a replay after an attempt that got
+    no answer of the server's own (nginx's 502 for a replica that died after running the action and storing its
+    answer) is "replayed after a lost answer": the action ran once and the client got its answer, as promised."""
     body = BODY % value
     headers = {"Content-Type": "application/json", "Idempotency-Key": key}
     if session:
@@ -75,6 +77,7 @@ def keyed_action(client, key, session, value, seen, latencies):
     for _ in range(2):
         deadline = time.monotonic() + KEY_DEADLINE
         result = "gave up"
+        lost = False
         while time.monotonic() < deadline:
             status, response_headers, data, seconds = client.send(
                 "POST", "/v1/actions/cart.setQuantity", body, headers)
@@ -84,10 +87,13 @@ def keyed_action(client, key, session, value, seen, latencies):
                 replayed = response_headers.get("Idempotent-Replayed") == "true"
                 if replayed and first_body is not None and data != first_body:
                     result = "replayed other bytes"
+                elif replayed and first_body is None and lost:
+                    result = "replayed after a lost answer"
                 else:
                     result = "replayed" if replayed else "fresh"
                 first_body = first_body or data
                 break
+            lost = lost or status in ("502", "504") or not status.isdigit()
             time.sleep(0.5 if status == "409" else 0.2)
         answers.append(result)
     return answers
