@@ -325,6 +325,27 @@ def main():
             "return document.getElementById('requests').textContent"))
         check(js_errors() == [], "the preview at 127.0.0.1 still works, journal included, zero JavaScript errors")
         driver.save_screenshot(os.path.join(ARTIFACTS, "after-rebinding.png"))
+
+        # 8. live=0: no reload stream and no journal polling, so a plain headless Chromium capture finishes
+        # (the stream would keep it waiting forever) and shows the page.
+        shot = os.path.join(ARTIFACTS, "cart-live0-cli.png")
+        url = base + "/__preview?page=cart&live=0"
+        chromium = shutil.which("chromium") or "/usr/bin/chromium"
+        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server"]
+        started = time.time()
+        try:
+            subprocess.run([chromium] + flags + ["--screenshot=" + shot, url], capture_output=True, timeout=10)
+            finished = True
+        except subprocess.TimeoutExpired:
+            finished = False
+        check(finished and os.path.exists(shot) and os.path.getsize(shot) > 10_000,
+              "chromium --headless --screenshot of %s finished in %.1f s" % (url, time.time() - started))
+        try:
+            dom = subprocess.run([chromium] + flags + ["--dump-dom", "--virtual-time-budget=5000", url],
+                                 capture_output=True, text=True, timeout=10).stdout
+        except subprocess.TimeoutExpired:
+            dom = ""
+        check('data-widget-id="qty.p-1042"' in dom, "chromium --headless --dump-dom of the cart with live=0 shows the cart")
     finally:
         if driver is not None:
             driver.quit()

@@ -8,6 +8,8 @@ const choice = {
   page: query.get("page") || "", profile: query.get("profile") || "", locale: query.get("locale") || "",
   scenario: query.get("scenario") || "", session: query.get("session") || "",
   theme: query.get("theme") || "light", width: query.get("width") || "390",
+  // live=0: no reload stream and no journal polling, so the page settles (headless screenshots, static captures).
+  live: query.get("live") === "0" ? "0" : "",
 };
 const pageParameters = {};
 for (const [name, value] of query) if (name.startsWith("p.")) pageParameters[name.slice(2)] = value;
@@ -442,7 +444,7 @@ async function start() {
     try { await loadView(view); } catch (error) { view.problem = error.message; }
     render(view);
   }
-  if (catalog.mock) { listenForReloads(); pollJournal(); }
+  if (catalog.mock && choice.live !== "0") { listenForReloads(); pollJournal(); }
   preview.ready = true;
 }
 
