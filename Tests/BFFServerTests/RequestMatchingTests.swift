@@ -50,6 +50,8 @@ import Testing
 
     @Test(arguments: [
         ("{{request.valeu}}", "unknown_placeholder", "did you mean request.value?"),
+        ("{{requst.payload.orderID}}", "unknown_placeholder", "did you mean request.payload.orderID?"),
+        ("{{request.qeury.page}}", "unknown_placeholder", "did you mean request.query.page?"),
         ("{{request.query.}}", "unknown_placeholder", "unknown request value"),
         ("{{request.payload..x}}", "unknown_placeholder", "empty payload path segment"),
         ("{{request.value", "invalid_template", "without a closing"),

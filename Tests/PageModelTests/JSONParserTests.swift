@@ -34,10 +34,12 @@ import Testing
         ("-", "invalid number"),
         ("1e", "invalid number"),
         ("+1", "unexpected character '+'"),
-        ("[1,]", "unexpected character ']'"),
-        ("[1 2]", "expected ',' or ']'"),
+        ("[1,]", "trailing comma before ']'"),
+        ("[1 2]", "expected ',' or ']' after an array element, found '2'"),
+        (#"{"a": 1 "b": 2}"#, "expected ',' or '}' after the value of \"a\", found '\"' (a missing comma?)"),
+        ("{1: 2}", "expected a string key, found '1'"),
         (#"{"a" 1}"#, "expected ':'"),
-        (#"{"a": 1,}"#, "expected a string key"),
+        (#"{"a": 1,}"#, "trailing comma before '}'"),
         (#"{"a": 1, "a": 2}"#, "duplicate key \"a\""),
         ("\"abc", "unterminated string"),
         ("\"a\u{01}b\"", "control character in string"),
@@ -63,6 +65,15 @@ import Testing
         let error = #expect(throws: JSONSyntaxError.self) { try parser.parse(Array("{\n  \"a\": tru\n}".utf8)) }
         #expect(error?.line == 2)
         #expect(error?.column == 8)
+    }
+
+    /// A trailing comma is reported at the comma, by name — not at the `}` after it (issue 33).
+    @Test func reportsATrailingCommaAtTheComma() throws {
+        let text = "{\n  \"rows\": [1, 2],\n  \"total\": 2,\n}"
+        let error = #expect(throws: JSONSyntaxError.self) { try parser.parse(Array(text.utf8)) }
+        #expect(error?.message == "trailing comma before '}'")
+        #expect(error?.line == 3)
+        #expect(error?.column == 13)
     }
 
     @Test func limitsNestingDepth() throws {

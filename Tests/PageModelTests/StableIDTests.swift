@@ -57,6 +57,11 @@ import Testing
                 "/page/sections/1/id", "/page/sections/1/widgets/0/id",
             ])
         #expect(renames.allSatisfy { $0.severity == .error })
+        // Each rename names the first holder too, so an author sees both positions (issue 33).
+        let footer = try #require(renames.first { $0.path.string == "/page/footer/0/id" })
+        #expect(footer.message == #"id "x" is already used in this scope by /page/header/0; renamed to "x#4""#)
+        let clash = try #require(renames.first { $0.path.string == "/page/sections/0/widgets/1/id" })
+        #expect(clash.message.contains(#""x#2" is already used in this scope by /page/sections/0/widgets/0;"#))
     }
 
     @Test func childrenAreUniqueAmongSiblingsOnly() throws {

@@ -49,13 +49,23 @@ enum RequestValueName: Sendable, Hashable, CustomStringConvertible {
                 self = .header(rest)
             } else {
                 let candidates = Self.fixedNames + ["request.query.<name>", "request.header.<name>"]
-                let hint = NearMiss.closest(to: name, among: candidates).map { " (did you mean \($0)?)" } ?? ""
+                let hint = Self.suggestion(for: name).map { " (did you mean \($0)?)" } ?? ""
                 throw MatchingError(
                     "unknown_placeholder",
                     "unknown request value \"\(name)\"\(hint); known: \(candidates.joined(separator: ", ")), "
                         + "request.payload.<path>")
             }
         }
+    }
+
+    /// The name meant by a misspelt one: a close fixed name, or a misspelt root with its path kept
+    /// (`requst.payload.orderID` → `request.payload.orderID`).
+    static func suggestion(for name: String) -> String? {
+        if let fixed = NearMiss.closest(to: name, among: fixedNames) { return fixed }
+        let parts = name.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[2].isEmpty else { return nil }
+        let roots = ["request.payload", "request.query", "request.header"]
+        return NearMiss.closest(to: "\(parts[0]).\(parts[1])", among: roots).map { "\($0).\(parts[2])" }
     }
 
     var description: String {

@@ -1,4 +1,5 @@
 import Foundation
+import PageModel
 
 /// A network-simulation recipe: optional latency plus at most one fault, in the syntax of the `X-Flow-Mock`
 /// header, the `mock.faults` configuration and the admin API (`docs/mock.md`):
@@ -126,9 +127,13 @@ public struct FaultSpec: Sendable, Hashable, CustomStringConvertible {
                 spec.rate = rate
                 rateGiven = true
             default:
+                let keys = [
+                    "latency", "status", "retry-after", "drip", "truncate", "fault", "rate", "reset", "empty", "none",
+                ]
+                let hint = NearMiss.closest(to: key, among: keys).map { " (did you mean \($0)?)" } ?? ""
                 throw FaultSpecError(
-                    "unknown item \"\(item)\" (expected latency=, status=, retry-after=, drip=, truncate=, fault=, "
-                        + "rate=, reset, empty or none)")
+                    "unknown item \"\(item)\"\(hint) (expected latency=, status=, retry-after=, drip=, truncate=, "
+                        + "fault=, rate=, reset, empty or none)")
             }
         }
         guard faults <= 1 else { throw FaultSpecError("at most one fault per request") }

@@ -65,10 +65,12 @@ struct JournalQuery: Sendable {
                     bodyFields.append((path, value))
                 } else {
                     let known = allowsLimit ? Self.parameters : Self.parameters.filter { $0 != "limit" }
+                    let hint = NearMiss.closest(to: item.name, among: known).map { " (did you mean \($0)?)" } ?? ""
                     throw ProblemDetails(
                         .invalidQuery,
                         detail:
-                            "Unknown journal filter \"\(item.name)\"; filters: \(known.joined(separator: ", ")).")
+                            "Unknown journal filter \"\(item.name)\"\(hint); filters: \(known.joined(separator: ", "))."
+                    )
                 }
             }
         }

@@ -11,32 +11,51 @@
 ///
 /// The same input therefore always yields the same ids.
 struct UniqueIDs {
-    private var used: Set<String> = []
+    /// Where an id was first claimed: the item at `index` of the array at `path`.
+    struct Holder {
+        var path: LazyPointer
+        var index: Int
+    }
+
+    /// Each claimed id, with its first holder when the claim said where it is.
+    private var used: [String: Holder?] = [:]
 
     init() {}
 
     /// An empty set with room for `capacity` ids.
     init(minimumCapacity capacity: Int) {
-        used = Set(minimumCapacity: capacity)
+        used = Dictionary(minimumCapacity: capacity)
     }
 
     init(_ ids: some Sequence<String>) {
-        used = Set(ids)
+        for id in ids { used[id] = .some(nil) }
     }
 
     /// Claims `id`, or the first free `id#n` (n ≥ 2) when it is taken; returns what was claimed.
-    mutating func claim(_ id: String) -> String {
-        if used.insert(id).inserted { return id }
-        var suffix = 2
-        while !used.insert(id + "#" + String(suffix)).inserted { suffix += 1 }
-        return id + "#" + String(suffix)
+    /// - Parameter holder: where the item claiming it is, reported by ``firstHolder(of:)`` later.
+    mutating func claim(_ id: String, holder: Holder? = nil) -> String {
+        // One hash for the common case; a taken id gets its first holder back.
+        guard let first = used.updateValue(holder, forKey: id) else { return id }
+        used[id] = .some(first)
+        return claimSuffixed(id, holder: holder)
     }
+
+    private mutating func claimSuffixed(_ id: String, holder: Holder?) -> String {
+        var suffix = 2
+        while used[id + "#" + String(suffix)] != nil { suffix += 1 }
+        let claimed = id + "#" + String(suffix)
+        used[claimed] = .some(holder)
+        return claimed
+    }
+
+    /// Where `id` was first claimed, when its claim said so.
+    func firstHolder(of id: String) -> Holder? { used[id] ?? nil }
 
     mutating func release(_ id: String) {
-        used.remove(id)
+        used.removeValue(forKey: id)
     }
 
-    func contains(_ id: String) -> Bool { used.contains(id) }
+    func contains(_ id: String) -> Bool { used[id] != nil }
 }
 
 extension DecodingContext {
@@ -75,12 +94,13 @@ extension DecodingContext {
         _ id: inout String, at path: LazyPointer, _ index: Int, isWidget: Bool, using ids: inout UniqueIDs
     ) {
         let original = id
-        let claimed = ids.claim(original)
+        let claimed = ids.claim(original, holder: UniqueIDs.Holder(path: path, index: index))
         guard claimed != original else { return }
         id = claimed
+        let first = ids.firstHolder(of: original).map { " by \(($0.path.pointer / $0.index).string)" } ?? ""
         diagnostics.append(
             .error(
                 "duplicate_id", path.pointer / index / "id", widgetID: isWidget ? claimed : nil,
-                "id \"\(original)\" is already used in this scope; renamed to \"\(claimed)\""))
+                "id \"\(original)\" is already used in this scope\(first); renamed to \"\(claimed)\""))
     }
 }

@@ -93,6 +93,14 @@ private struct Reader {
         }
     }
 
+    /// The character at the current position in words, for an error: `'"'` (with "a missing comma?" for a
+    /// string where a comma belongs) or "the end of input".
+    func found() -> String {
+        guard index < bytes.count else { return "the end of input" }
+        let character = "'\(Self.printable(bytes[index]))'"
+        return bytes[index] == UInt8(ascii: "\"") ? "\(character) (a missing comma?)" : character
+    }
+
     static func printable(_ byte: UInt8) -> String {
         (0x20..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
     }
@@ -117,10 +125,15 @@ private struct Reader {
         }
         let base = memberStack.count
         var seen: Set<String>? = nil
+        var comma: Int? = nil
         while true {
             skipWhitespace()
+            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index = comma
+                throw error("trailing comma before '}'")
+            }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error("expected a string key")
+                throw error("expected a string key, found \(found())")
             }
             let keyStart = index
             let key = try parseString()
@@ -146,12 +159,13 @@ private struct Reader {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[index] == UInt8(ascii: ",") {
+                comma = index
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
                 return .object(JSONObject(Self.popArray(&memberStack, from: base)))
             } else {
-                throw error("expected ',' or '}'")
+                throw error("expected ',' or '}' after the value of \"\(key)\", found \(found())")
             }
         }
     }
@@ -165,19 +179,25 @@ private struct Reader {
             return .array([])
         }
         let base = elementStack.count
+        var comma: Int? = nil
         while true {
             skipWhitespace()
+            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index = comma
+                throw error("trailing comma before ']'")
+            }
             let element = try parseValue(depth: depth)
             elementStack.append(element)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in array") }
             if bytes[index] == UInt8(ascii: ",") {
+                comma = index
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
                 index += 1
                 return .array(Self.popArray(&elementStack, from: base))
             } else {
-                throw error("expected ',' or ']'")
+                throw error("expected ',' or ']' after an array element, found \(found())")
             }
         }
     }

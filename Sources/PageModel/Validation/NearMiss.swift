@@ -1,4 +1,4 @@
-/// Finds the candidate closest to a mistyped name (Levenshtein distance), for "did you mean" hints in
+/// Finds the candidate closest to a mistyped name (edit distance, adjacent swaps included), for "did you mean" hints in
 /// configuration errors, 404s and authoring checks (unknown widget, action and effect types).
 public enum NearMiss {
     /// The closest candidate within a distance of a third of the name's length (at least 2), or `nil`.
@@ -13,17 +13,25 @@ public enum NearMiss {
         return best?.0
     }
 
+    /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two adjacent
+    /// characters each cost 1, so `ordres` is one step from `orders` (and two from `order`).
     static func distance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
             current[0] = i
             for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                var cost = min(
+                    previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    cost = min(cost, beforePrevious[j - 2] + 1)
+                }
+                current[j] = cost
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }

@@ -167,6 +167,8 @@ import Testing
                 #expect(answer.status == 400, "\(bad)")
                 #expect(try json(answer)["code"] == "invalid_query", "\(bad)")
             }
+            let typo = try json(try await http.get("/__admin/journal?sessoin=ui-test-1"))
+            #expect(typo["detail"]?.stringValue?.contains("(did you mean session?)") == true, "\(typo)")
             #expect(try await http.get("/__admin/journal/count?limit=3").status == 400)
         }
     }

@@ -43,6 +43,11 @@ import Testing
         #expect(throws: FaultSpecError.self) { try FaultSpec.parse(text) }
     }
 
+    @Test func aMisspeltItemNamesTheOneMeant() {
+        let error = #expect(throws: FaultSpecError.self) { try FaultSpec.parse("stauts=503") }
+        #expect(error?.message.contains(#"unknown item "stauts=503" (did you mean status?)"#) == true)
+    }
+
     @Test func routePatternsMatchMethodAndGlob() throws {
         let spec = FaultSpec(fault: .reset)
         let pages = try FaultRule(pattern: "/v1/pages/*", spec: spec)
