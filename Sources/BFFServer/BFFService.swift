@@ -45,6 +45,12 @@ public final class BFFService: Sendable {
         }
         let server = server
         application.reportOpenConnections { server.statistics.openConnections }
+        // Checked once serving starts, when the Swift providers and handlers are registered.
+        if application.configuration.mock.enabled {
+            for warning in application.unmatchedFaultRules(application.configuration.mock.faults) {
+                application.log.warning(warning, ["key": "mock.faults"])
+            }
+        }
         if let watcher { application.watcherStarted(watcher.start()) }
     }
 

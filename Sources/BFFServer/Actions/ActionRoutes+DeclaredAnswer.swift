@@ -9,9 +9,12 @@ extension ActionRoutes {
     ///   response: 422 `invalid_action_value` naming the request member whose value made it invalid (every error
     ///   lies in what a placeholder inserted), else 500 `invalid_action_response` (the page file's fault) — neither
     ///   names a path inside the answer; the log line does (and, for the 500 in mock mode, `diagnostics`).
+    ///   A filled `replaceWidget` / `removeWidget` target that no widget of `targets` has is such an error
+    ///   (`mutation_target_not_found`): a device could not apply the answer.
+    /// - Parameter targets: the widgets a device can hold on the request's page, when the page is known.
     func declaredAnswer(
         _ declared: CatalogAction, to action: ActionRequest, _ request: HTTPRequest, _ context: RequestContext,
-        snapshot: CatalogSnapshot
+        snapshot: CatalogSnapshot, targets: [ActionTargets]?
     ) throws -> ActionAnswer {
         guard !declared.rules.isEmpty else {
             return ActionAnswer(response: declared.response, prepared: snapshot.actionBodies[declared.name])
@@ -27,7 +30,9 @@ extension ActionRoutes {
             return ActionAnswer(response: response, prepared: nil)
         case .response(_, let template?):
             do {
-                return ActionAnswer(response: try Self.filled(template, facts), prepared: nil)
+                let response = try Self.filled(template, facts)
+                if let targets { try Self.checkFilledTargets(of: response, template, page: action.pageID, in: targets) }
+                return ActionAnswer(response: response, prepared: nil)
             } catch {
                 throw problem(for: error, action: action, requestID: context.requestID)
             }
@@ -52,12 +57,38 @@ extension ActionRoutes {
         }
         log.info("action value refused", fields)
         let members = error.culprits.map { "\($0.requestMember) (\(FilledAnswerError.kind(of: $0, in: action)))" }
+        // A missing target is named: the widget id is what the author looks for in the page.
+        let targets = error.errors.filter { $0.code == Self.targetNotFound }.map(\.message)
+        let named = targets.isEmpty ? "" : " (" + targets.joined(separator: "; ") + ")"
         return ProblemDetails(
             .invalidActionValue,
             detail:
                 "The answer of \(name) cannot be built from \(members.joined(separator: ", ")) as sent: "
-                + "\(error.codes).",
+                + "\(error.codes)\(named).",
             path: culprit.bodyPointer?.string)
+    }
+
+    static let targetNotFound = "mutation_target_not_found"
+
+    /// Checks every templated `replaceWidget` / `removeWidget` target of a filled answer against the widgets a
+    /// device can hold on `page` (the load-time check covers the fixed ones).
+    /// - Throws: ``FilledAnswerError`` with a `mutation_target_not_found` error at each missing target's `/id`.
+    static func checkFilledTargets(
+        of response: ActionResponse, _ template: ResponseTemplate, page: String, in targets: [ActionTargets]
+    ) throws(FilledAnswerError) {
+        var errors: [Diagnostic] = []
+        for (index, mutation) in response.mutations.enumerated() {
+            let id: String
+            switch mutation {
+            case .replaceWidget(let target, _), .removeWidget(let target): id = target
+            default: continue
+            }
+            let path = JSONPointer.root / "mutations" / index / "id"
+            guard !template.insertedValues(at: path).isEmpty, !targets.contains(where: { $0.events[id] != nil })
+            else { continue }
+            errors.append(.error(targetNotFound, path, "no widget \"\(id)\" on page \"\(page)\""))
+        }
+        guard errors.isEmpty else { throw FilledAnswerError(errors: errors, template: template) }
     }
 
     /// What conditions and templates read from an action request.

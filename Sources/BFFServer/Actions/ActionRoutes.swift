@@ -41,9 +41,10 @@ struct ActionRoutes: Sendable {
                 suggestion: NearMiss.closest(
                     to: name, among: Array(snapshot.catalog.actions.keys) + actions.patterns))
         }
-        if let documents = try lookup.actionDocuments(action.pageID, context: context, snapshot: snapshot) {
-            try ActionTargets.check(action, against: documents.map { snapshot.actionTargets(of: $0) })
+        let targets = try lookup.actionDocuments(action.pageID, context: context, snapshot: snapshot).map {
+            $0.map { snapshot.actionTargets(of: $0) }
         }
+        if let targets { try ActionTargets.check(action, against: targets) }
         let page = snapshot.catalog.pages[declared?.pageID ?? action.pageID]
         let idempotency = try IdempotentAnswering(
             request, action: name, session: context.validSession, ttlSeconds: idempotencySeconds)
@@ -64,7 +65,8 @@ struct ActionRoutes: Sendable {
         }
         guard let declared else { preconditionFailure("checked above") }
         let answer = { @Sendable () throws -> HTTPResponse in
-            let answer = try self.declaredAnswer(declared, to: action, request, context, snapshot: snapshot)
+            let answer = try self.declaredAnswer(
+                declared, to: action, request, context, snapshot: snapshot, targets: targets)
             self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
             return try self.actionResponse(answer, declaredBy: page, context)
         }

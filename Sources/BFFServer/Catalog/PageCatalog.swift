@@ -91,6 +91,7 @@ public struct PageCatalog: Sendable {
         result.add(files)
         result.addScenarios(directory: directory, names: names.filter(CatalogScenario.isScenarioFileName))
         result.checkVariants()
+        result.checkPayloadPaths()
         result.sources.finish()
         result.diagnostics = locating(result.diagnostics, in: directory)
         return result

@@ -40,6 +40,7 @@ struct PageFile {
                 diagnostics = defaults.authoringTypes.review(diagnostics, in: document, catalog: catalog)
             }
         }
+        if let content = root["page"] { diagnostics += Self.placeholdersOutsideAnswers(in: content, at: "/page") }
         let server = root["server"]
         root["server"] = nil
         root["$schema"] = nil

@@ -165,12 +165,15 @@ extension MockLayer {
         func object(_ rules: [FaultRule]) -> JSONValue {
             .object(JSONObject(rules.map { JSONObject.Member(key: $0.pattern, value: .string($0.spec.description)) }))
         }
-        return Self.adminJSON([
-            "seed": .number(Double(mock.plan.seed)),
-            "counter": .number(Double(mock.counter.load(ordering: .relaxed))),
-            "runtime": object(mock.runtimeRules.withLock { $0 }),
-            "configured": object(mock.configuration.faults),
-        ])
+        let runtime = mock.runtimeRules.withLock { $0 }
+        var answer = JSONObject()
+        answer["seed"] = .number(Double(mock.plan.seed))
+        answer["counter"] = .number(Double(mock.counter.load(ordering: .relaxed)))
+        answer["runtime"] = object(runtime)
+        answer["configured"] = object(mock.configuration.faults)
+        let warnings = application.unmatchedFaultRules(runtime + mock.configuration.faults)
+        if !warnings.isEmpty { answer["warnings"] = .array(warnings.map { .string($0) }) }
+        return Self.adminJSON(.object(answer))
     }
 
     /// `PUT /__admin/faults` with `{"<[METHOD ]/path*>": "<spec>", …}` replaces the runtime rules (checked
@@ -178,7 +181,17 @@ extension MockLayer {
     func adminSetFaults(_ request: HTTPRequest) throws -> HTTPResponse {
         let rules = try faultRules(request)
         mock.runtimeRules.withLock { $0 = rules }
+        warnAboutUnmatched(rules)
         return adminFaults()
+    }
+
+    /// Logs a warning for each of `rules` that matches no route (``BFFApplication/unmatchedFaultRules(_:)``) and
+    /// returns the messages, for the answer's `warnings`.
+    @discardableResult
+    func warnAboutUnmatched(_ rules: [FaultRule]) -> [String] {
+        let warnings = application.unmatchedFaultRules(rules)
+        for warning in warnings { application.log.warning(warning) }
+        return warnings
     }
 
     /// The rules of a `PUT …/faults` body, in body order; a bad pattern (an unknown method) or spec is a 400
@@ -320,7 +333,12 @@ extension MockLayer {
             session.faultRules = rules
             return session
         }
-        return Self.adminJSON(["session": .string(id), "faults": Self.sessionJSON(session)["faults"]!])
+        var answer = JSONObject()
+        answer["session"] = .string(id)
+        answer["faults"] = Self.sessionJSON(session)["faults"]!
+        let warnings = warnAboutUnmatched(rules)
+        if !warnings.isEmpty { answer["warnings"] = .array(warnings.map { .string($0) }) }
+        return Self.adminJSON(.object(answer))
     }
 
     /// `DELETE /__admin/sessions/{id}/faults`: the session's requests follow the global rules again.

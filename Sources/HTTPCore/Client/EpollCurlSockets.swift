@@ -26,11 +26,16 @@
             }
             let operation = registrations[fd] == nil ? Linux.epollCtlAdd : Linux.epollCtlMod
             var event = Linux.makeEpollEvent(events: events, data: token)
-            if Linux.epollCtl(epfd, operation, fd, &event) == 0 {
-                registrations[fd] = Registration(events: events, wanted: true)
-            } else {
-                registrations[fd] = nil
+            var result = Linux.epollCtl(epfd, operation, fd, &event)
+            // The table and the kernel disagree when a descriptor was closed behind libcurl's close-socket callback
+            // and its number reused (a registration the kernel dropped), or the reverse: do what the kernel needs
+            // rather than lose the socket's events.
+            if result != 0, errno == ENOENT, operation == Linux.epollCtlMod {
+                result = Linux.epollCtl(epfd, Linux.epollCtlAdd, fd, &event)
+            } else if result != 0, errno == EEXIST, operation == Linux.epollCtlAdd {
+                result = Linux.epollCtl(epfd, Linux.epollCtlMod, fd, &event)
             }
+            registrations[fd] = result == 0 ? Registration(events: events, wanted: true) : nil
         }
 
         /// Stops reporting `fd`; it stays registered until an event arrives for it or libcurl asks for it again.
