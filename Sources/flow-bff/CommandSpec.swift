@@ -60,6 +60,10 @@ struct CommandSpec {
                 "event-loop", "epoll|dispatch",
                 "epoll (Linux's fast path) or dispatch (portable); default epoll on Linux"
             ),
+            (
+                "log-format", "auto|json|human",
+                "human: compact lines, findings as file:line:column; json: one object per line; auto (default): human on a terminal"
+            ),
         ],
         positionalUsage: "[DIR]", maximumPositional: 1,
         summary: "serve the page files in DIR (the same as --pages DIR)",

@@ -54,6 +54,7 @@ func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) 
     if let port = arguments.flags["port"] { flags["server.port"] = port }
     if let preview = arguments.flags["preview"] { flags["preview.enabled"] = preview }
     if let eventLoop = arguments.flags["event-loop"] { flags["server.eventLoop"] = eventLoop }
+    if let format = arguments.flags["log-format"] { flags["logging.format"] = format }
     if arguments.flags["dev"] != nil { flags["mock.enabled"] = "true" }
     do {
         return try ConfigurationLoader().load(
@@ -87,13 +88,23 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     let generatedAdminToken = arguments.flags["dev"] != nil && configuration.mock.adminToken == nil
     if generatedAdminToken { configuration.mock.adminToken = BFFConfiguration.Mock.randomAdminToken() }
     let log = StandardOutputLogSink()
+    let terminal = isatty(1) == 1
+    let sink: any BFFLogSink
+    switch (configuration.logging.format, terminal) {
+    case (.human, _), (.auto, true):
+        let environment = ProcessInfo.processInfo.environment
+        let color = terminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        sink = HumanLogSink(base: log, color: color, directory: configuration.pages.directory)
+    default:
+        sink = log
+    }
     let catalog = PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
     Platform.releaseFreeMemory()  // the load's intermediates, freed on this thread (VerifyCommand.swift)
     printDiagnostics(catalog.diagnostics, in: configuration.pages.directory)
     let service: BFFService
     do {
         service = try makeServer(
-            configuration: configuration, catalog: catalog, log: log,
+            configuration: configuration, catalog: catalog, log: sink,
             idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
         try service.start()
     } catch let error as CatalogError {
@@ -137,10 +148,10 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
         signal in
         service.application.setReady(false)
-        Logger(sink: log).info("signal \(signal): draining")
+        Logger(sink: sink).info("signal \(signal): draining")
     }
     service.waitUntilStopped()
-    Logger(sink: log).info("stopped")
+    Logger(sink: sink).info("stopped")
     log.flush()
     exit(0)
 }

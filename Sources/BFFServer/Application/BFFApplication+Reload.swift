@@ -59,15 +59,22 @@ extension BFFApplication {
                 return status.count
             }
             reload.events.publish(count: count)
-            for finding in fresh.diagnostics where finding.diagnostic.severity == .error {
+            for finding in fresh.diagnostics where finding.diagnostic.severity != .info {
                 let diagnostic = finding.diagnostic
-                let kept = merge.kept.contains(finding.file)
+                let line = finding.position.map { JSONValue.number(Double($0.line)) } ?? .null
+                let column = finding.position.map { JSONValue.number(Double($0.column)) } ?? .null
+                let fields: KeyValuePairs<String, JSONValue> = [
+                    "file": .string(finding.file), "line": line, "column": column,
+                    "path": .string(diagnostic.path.string), "code": .string(diagnostic.code),
+                    "detail": .string(diagnostic.message),
+                ]
+                guard diagnostic.severity == .error else {
+                    log.warning("reload: served", fields)
+                    continue
+                }
                 log.error(
-                    "reload: \(kept ? "serving the last good version" : "not served")",
-                    [
-                        "file": .string(finding.file), "path": .string(diagnostic.path.string),
-                        "code": .string(diagnostic.code), "detail": .string(diagnostic.message),
-                    ])
+                    "reload: \(merge.kept.contains(finding.file) ? "serving the last good version" : "not served")",
+                    fields)
             }
             log.info(
                 "pages reloaded",

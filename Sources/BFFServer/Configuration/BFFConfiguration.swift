@@ -131,5 +131,18 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var accessLog = true
         /// Serve Prometheus metrics at `/metrics`. Default true.
         public var metrics = true
+        /// How `flow-bff serve` writes its lines. Default ``LogFormat/auto``.
+        public var format = LogFormat.auto
+    }
+
+    /// The form of the server's log lines on standard output.
+    public enum LogFormat: String, Sendable, Hashable, CaseIterable {
+        /// `human` when standard output is a terminal, else `json`.
+        case auto
+        /// One JSON object per line (access lines and events): what log collectors read.
+        case json
+        /// For a person at a terminal (``HumanLogSink``): compact access lines coloured by status, page-file
+        /// findings as `file:line:column: severity: code: message`.
+        case human
     }
 }

@@ -292,6 +292,20 @@ extension ConfigurationKey {
             $0.logging.accessLog = $1
         },
         .boolean("logging.metrics", true, "Serve Prometheus metrics at `/metrics`.") { $0.logging.metrics = $1 },
+        ConfigurationKey(
+            path: "logging.format", type: .string, defaultValue: "auto",
+            summary:
+                "`human` (compact lines for a terminal, findings as `file:line:column`), `json` (one JSON object per "
+                + "line) or `auto`: `human` when standard output is a terminal, else `json`."
+        ) { (configuration, value) throws(ConfigurationError) in
+            guard case .string(let name) = value else { throw .wrongType("logging.format", .string, value) }
+            guard let format = BFFConfiguration.LogFormat(rawValue: name) else {
+                throw ConfigurationError(
+                    code: "invalid_value", key: "logging.format",
+                    message: "\(name.debugDescription) is not a log format: use auto, json or human")
+            }
+            configuration.logging.format = format
+        },
     ]
 }
 
