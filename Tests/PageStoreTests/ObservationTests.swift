@@ -111,6 +111,12 @@ import Testing
             let status = store.status
             _ = status.isLoading
         }
+        let valueReader = track {
+            let status = store.status
+            _ = status.value
+        }
+        let value = store.peek(\.status.value)
+        #expect(value == (try Fixtures.decoded(Fixtures.cart())), "the accepted document")
         let refresh = await loader.suspend(for: .refresh)
 
         let refreshing = Task { await store.refresh() }
@@ -119,6 +125,7 @@ import Testing
         #expect(!lensCreation.hasFired)
         #expect(!succeededReader.hasFired)  // already true; the refresh does not touch it
         #expect(loadingReader.hasFired)
+        #expect(!valueReader.hasFired, "loading does not touch the accepted value")
         let kind = store.peek(\.status.kind)
         #expect(kind == .refresh)
         refresh.fail(with: Fixtures.serverError)
@@ -128,6 +135,32 @@ import Testing
         #expect(state == .loaded(try Fixtures.decoded(Fixtures.cart())))  // a failed refresh keeps the page
         let error = store.peek(\.status.error)
         #expect(error == Fixtures.serverError)
+        #expect(!valueReader.hasFired, "nor does a failed refresh: the last accepted document stays the value")
+    }
+
+    /// `status.value` is invalidated when a document is accepted, and only then; `isLoading` readers are not
+    /// invalidated by it (seed 000: each field tracked separately).
+    @Test func statusValueChangesWhenADocumentIsAccepted() async throws {
+        let store = await loadedStore()
+        let valueReader = track {
+            let status = store.status
+            _ = status.value
+        }
+        let refresh = await loader.suspend(for: .refresh)
+        let refreshing = Task { await store.refresh() }
+        try await refresh.arrived()
+        #expect(!valueReader.hasFired)
+        let loadingReader = track {
+            let status = store.status
+            _ = status.isLoading
+        }
+        refresh.respond(with: Fixtures.cart(title: "New"))
+        try await finish(refreshing)
+        #expect(valueReader.hasFired)
+        #expect(loadingReader.hasFired, "the refresh ended")
+        let value = store.peek(\.status.value)
+        #expect(value?.title == "New")
+        #expect(value == store.peek(\.page), "the same document as the plain read")
     }
 
     @Test func widgetStateKeysAreSeparateDependencies() {

@@ -79,10 +79,10 @@ public final class PageStore {
     // MARK: Reading
 
     /// The opt-in status lens of document loads (`initial`, `refresh`); each field is its own tracked read.
-    public var status: PageStatus { PageStatus(storage: documentStatus, isTracked: true) }
+    public var status: PageStatus { PageStatus(storage: documentStatus, isTracked: true, store: self) }
 
     /// The opt-in status lens of pagination (`nextPage`); `isLoading` equals ``isLoadingMore``.
-    public var paginationStatus: PageStatus { PageStatus(storage: paginationStatusStorage, isTracked: true) }
+    public var paginationStatus: PageStatus { PageStatus(storage: paginationStatusStorage, isTracked: true, store: self) }
 
     /// A one-time read that registers no Observation dependency (seed 000's `peek`), e.g.
     /// `let page = store.peek(\.page)` in a test assertion.
