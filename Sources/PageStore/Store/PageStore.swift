@@ -82,7 +82,9 @@ public final class PageStore {
     public var status: PageStatus { PageStatus(storage: documentStatus, isTracked: true, store: self) }
 
     /// The opt-in status lens of pagination (`nextPage`); `isLoading` equals ``isLoadingMore``.
-    public var paginationStatus: PageStatus { PageStatus(storage: paginationStatusStorage, isTracked: true, store: self) }
+    public var paginationStatus: PageStatus {
+        PageStatus(storage: paginationStatusStorage, isTracked: true, store: self)
+    }
 
     /// A one-time read that registers no Observation dependency (seed 000's `peek`), e.g.
     /// `let page = store.peek(\.page)` in a test assertion.

@@ -11,5 +11,7 @@ public struct UntrackedPageStore {
     public var isLoadingMore: Bool { store.untrackedIsLoadingMore }
     public var diagnostics: [Diagnostic] { store.untrackedDiagnostics }
     public var status: PageStatus { PageStatus(storage: store.documentStatusStorage, isTracked: false, store: store) }
-    public var paginationStatus: PageStatus { PageStatus(storage: store.paginationStatusRecord, isTracked: false, store: store) }
+    public var paginationStatus: PageStatus {
+        PageStatus(storage: store.paginationStatusRecord, isTracked: false, store: store)
+    }
 }
