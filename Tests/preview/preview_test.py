@@ -5,6 +5,11 @@ plus a widget gallery (one widget of every catalog type, an unknown type and inv
 every page renders with zero JavaScript errors, every catalog widget type is visible, infinite scroll reaches the
 end of feed, the cart stepper round trip updates the totals, an edited page file shows up without a reload
 (scroll position and stepper state kept), and a broken edit shows the error while the last good page stays.
+The look: a bottom sheet has a backdrop (a click on it closes the sheet) and a grab handle; a page footer stays
+pinned to the bottom of the frame while the page scrolls and hides no content; in light and dark every button's
+text has at least 4.5:1 contrast and the carousel's scrollbar is dark in dark mode; theme=auto follows the
+system's prefers-color-scheme; the requests panel shows only this preview's requests without a session (with the
+answer's size) and the session's other clients with one; the mock's `/` index is styled, light and dark.
 Then the admin API's defences (docs/mock.md § Who can reach the mock): a page at http://evil.example:PORT that
 Chromium resolves to 127.0.0.1 (--host-resolver-rules, a DNS rebinding) cannot read /__admin/journal nor POST
 /__admin/reset, and a cross-site form POST (text/plain) to the real address is refused; all with a problem
@@ -29,6 +34,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -103,7 +109,7 @@ def main():
 
         options = webdriver.ChromeOptions()
         for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--window-size=1300,900", "--no-proxy-server",
+                         "--window-size=1300,1000", "--no-proxy-server",
                          # DNS rebinding, simulated: the attacker's name resolves to this machine.
                          "--host-resolver-rules=MAP evil.example 127.0.0.1"]:
             options.add_argument(argument)
@@ -203,7 +209,7 @@ def main():
         check("3" in text_of("qty.p-1042"), "the stepper shows its new value: %r" % text_of("qty.p-1042"))
         wait.until(lambda d: "/v1/actions/cart.setQuantity" in
                    d.execute_script("return document.getElementById('requests').textContent"))
-        check(True, "the requests panel shows POST /v1/actions/cart.setQuantity from the journal")
+        check(True, "the requests panel shows POST /v1/actions/cart.setQuantity")
         driver.save_screenshot(os.path.join(ARTIFACTS, "cart-after-stepper.png"))
 
         # A tap that opens a bottom sheet loads the other page through the same routes.
@@ -212,7 +218,137 @@ def main():
             "return !document.getElementById('sheet').hidden && !!document.querySelector('#sheet .page-title')"))
         sheet_title = driver.execute_script("return document.querySelector('#sheet .page-title').textContent")
         check(bool(sheet_title), "the list row opened the product page in a bottom sheet: %r" % sheet_title)
+        # The sheet has a dimmed backdrop over the whole frame and a grab handle at its top.
+        sheet = driver.execute_script("""
+            const rect = (n) => { const r = n.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+            const backdrop = document.getElementById('backdrop'), handle = document.querySelector('#sheet .handle');
+            return {backdrop: !backdrop.hidden && rect(backdrop), screen: rect(document.getElementById('screen')),
+                    color: getComputedStyle(backdrop).backgroundColor,
+                    handle: !!handle && handle.offsetWidth > 0 && rect(handle),
+                    sheet: rect(document.getElementById('sheet'))};""")
+        check(sheet["backdrop"] == sheet["screen"] and sheet["color"] not in ("rgba(0, 0, 0, 0)", "transparent"),
+              "the sheet has a dimmed backdrop over the frame: %r" % sheet)
+        check(bool(sheet["handle"]) and sheet["sheet"][1] <= sheet["handle"][1] <= sheet["sheet"][1] + 20,
+              "the sheet has a grab handle at its top: %r" % sheet["handle"])
         driver.save_screenshot(os.path.join(ARTIFACTS, "cart-bottom-sheet.png"))
+        driver.find_element(By.ID, "phone").screenshot(os.path.join(ARTIFACTS, "sheet-open.png"))
+        # A click on the backdrop (above the sheet) closes it.
+        backdrop = driver.find_element(By.ID, "backdrop")
+        ActionChains(driver).move_to_element_with_offset(backdrop, 0, -backdrop.size["height"] // 2 + 30).click().perform()
+        wait.until(lambda d: d.execute_script(
+            "return document.getElementById('sheet').hidden && document.getElementById('backdrop').hidden"))
+        check(True, "a click on the backdrop closes the sheet")
+
+        # The footer (the cart's checkout button) stays pinned to the bottom of the frame while the page scrolls,
+        # and at the end of the page nothing is hidden behind it.
+        open_page("?page=cart&width=375")
+        pinned = driver.execute_script("""
+            const screen = document.getElementById('screen'), footer = document.querySelector('#screen .page-footer');
+            const result = [];
+            for (const top of [0, 200, screen.scrollHeight]) {
+              screen.scrollTop = top;
+              result.push({scrollTop: screen.scrollTop, footer: footer.getBoundingClientRect().bottom,
+                           frame: screen.getBoundingClientRect().bottom,
+                           before: footer.previousElementSibling.getBoundingClientRect().bottom,
+                           footerTop: footer.getBoundingClientRect().top});
+            }
+            screen.scrollTop = 200;
+            return {rows: result, checkout: !!footer.querySelector("[data-widget-id='cart.checkout']")};""")
+        rows = pinned["rows"]
+        check(pinned["checkout"] and len({row["scrollTop"] for row in rows}) == 3,
+              "the cart scrolls and its footer holds the checkout button: %r" % rows)
+        check(all(abs(row["footer"] - row["frame"]) < 1 for row in rows),
+              "the footer's bottom is the frame's bottom at every scroll position: %r" % rows)
+        check(rows[-1]["before"] <= rows[-1]["footerTop"] + 0.5,
+              "scrolled to the end, the content ends above the footer: %r" % rows[-1])
+        driver.save_screenshot(os.path.join(ARTIFACTS, "cart-footer-pinned.png"))
+        driver.find_element(By.ID, "phone").screenshot(os.path.join(ARTIFACTS, "footer-pinned.png"))
+
+        # Contrast: every button's text against what is behind it (WCAG AA, 4.5:1), light and dark; in dark mode
+        # the browser's own parts (the carousel's scrollbar) are dark too. theme=auto follows the system.
+        contrast_script = """
+            const luminance = (color) => {
+              const [r, g, b] = color.match(/[\d.]+/g).slice(0, 3).map((v) => {
+                v = Number(v) / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+              return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            };
+            const behind = (node) => {
+              for (; node; node = node.parentElement) {
+                const parts = getComputedStyle(node).backgroundColor.match(/[\d.]+/g);
+                if (parts && (parts.length < 4 || Number(parts[3]) > 0.5)) return getComputedStyle(node).backgroundColor;
+              }
+              return 'rgb(255, 255, 255)';
+            };
+            return [...document.querySelectorAll('#screen button.w-button')].map((b) => {
+              const [l1, l2] = [luminance(getComputedStyle(b).color), luminance(behind(b))];
+              const style = ['secondary', 'destructive'].find((c) => b.classList.contains(c)) || 'primary';
+              return [style, b.textContent, (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05)];
+            });"""
+        for theme in ("light", "dark"):
+            ratios = []
+            for page_id in ("home", "product", "cart"):
+                open_page("?page=%s&theme=%s" % (page_id, theme))
+                ratios += driver.execute_script(contrast_script)
+            styles = {style for style, _, _ in ratios}
+            low = [r for r in ratios if r[2] < 4.5]
+            check(len(styles) >= 3 and not low, "%s: %d buttons (%s), each with text contrast ≥ 4.5:1: low %r"
+                  % (theme, len(ratios), sorted(styles), low))
+        open_page("?page=home&theme=dark")
+        track = driver.execute_script("""
+            const t = document.querySelector('#screen .w-carousel .track'), s = getComputedStyle(t);
+            return [s.colorScheme, s.scrollbarColor, t.scrollWidth > t.clientWidth];""")
+        check(track[0] == "dark" and "255, 255, 255" not in track[1] and track[2],
+              "dark: the carousel scrolls with a dark scrollbar: %r" % track)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "home-dark.png"))
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        open_page("?page=home")
+        check(driver.execute_script("return document.body.classList.contains('dark')"),
+              "theme=auto (the default) follows a dark system")
+        driver.get(base + "/")
+        dark_index = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "root-index-dark.png"))
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+        driver.get(base + "/")
+        light_index = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        preview_links = driver.execute_script("return document.querySelectorAll('a[href^=\"/__preview?page=\"]').length")
+        severe = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        check(dark_index != light_index and preview_links >= len(ids) and not severe,
+              "/ is styled, light (%s) and dark (%s), links every preview (%d), no policy violation %r"
+              % (light_index, dark_index, preview_links, severe))
+        driver.save_screenshot(os.path.join(ARTIFACTS, "root-index.png"))
+
+        # The requests panel: without a session only this preview's requests (another client's are left out),
+        # each with the size of its answer; with one, the session's other clients too (from the journal).
+        def other_client(path, session=None):
+            headers = {"X-Flow-Session": session} if session else {}
+            with urllib.request.urlopen(urllib.request.Request(base + path, headers=headers), timeout=5) as r:
+                return len(r.read())
+
+        def panel():
+            return driver.execute_script(
+                "return document.getElementById('requests').parentElement.innerText")
+
+        open_page("?page=cart")
+        other_client("/v1/pages/home")
+        time.sleep(0.8)  # a few journal polls
+        cart_bytes = other_client("/v1/pages/cart")
+        text = panel()
+        check("GET /v1/pages/cart → 200 · {:,} B".format(cart_bytes) in text and "/v1/pages/home" not in text
+              and "body bytes" not in text and "own requests" in text,
+              "no session: only the preview's own requests, with the answer's size: %r" % text)
+        open_page("?page=cart&session=panel-test")
+        other_client("/v1/pages/home", "panel-test")
+        other_client("/v1/pages/checkout")
+        wait.until(lambda d: "/v1/pages/home" in panel())
+        time.sleep(0.5)
+        text = panel()
+        check("GET /v1/pages/home → 200 · other client" in text and "/v1/pages/checkout" not in text
+              and "Session panel-test" in text and "/v1/pages/cart → 200 · {:,} B".format(cart_bytes) in text,
+              "session: the preview's requests and the session's other clients, no one else's: %r" % text)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "requests-session.png"))
+        check(js_errors() == [], "zero JavaScript errors through the sheet, footer, theme and panel checks")
 
         # The legacy profile (no stepper): the envelope's degradations are listed; dark theme, narrow phone.
         open_page("?page=cart&profile=legacy&theme=dark&width=320")

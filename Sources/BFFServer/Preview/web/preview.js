@@ -7,7 +7,7 @@ const query = new URLSearchParams(location.search);
 const choice = {
   page: query.get("page") || "", profile: query.get("profile") || "", locale: query.get("locale") || "",
   scenario: query.get("scenario") || "", session: query.get("session") || "",
-  theme: query.get("theme") || "light", width: query.get("width") || "390",
+  theme: query.get("theme") || "auto", width: query.get("width") || "390",
   // live=0: no reload stream and no journal polling, so the page settles (headless screenshots, static captures).
   live: query.get("live") === "0" ? "0" : "",
 };
@@ -33,11 +33,29 @@ function requestHeaders(extra) {
   return headers;
 }
 
+// The page requests (/v1/) each carry an X-Request-ID of this page, so the requests panel can tell them apart in
+// the journal, and are logged with the size of the answer read (decoded bytes).
 async function getJSON(url, options) {
-  const response = await fetch(url, options);
-  const text = await response.text();
+  let row = null;
+  if (url.startsWith("/v1/")) {
+    const id = requestPrefix + (++requestCounter);
+    options = Object.assign({}, options, { headers: Object.assign({}, options?.headers, { "X-Request-ID": id }) });
+    row = { id, method: options.method || "GET", target: url, own: true };
+    logRequest(row);
+  }
+  let response, bytes;
+  try {
+    response = await fetch(url, options);
+    bytes = await response.arrayBuffer();
+  } catch (error) {
+    if (row) logRequest(Object.assign(row, { status: 0, problem: "network error" }));
+    throw error;
+  }
+  const text = new TextDecoder().decode(bytes);
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (error) { body = { detail: text }; }
+  if (row) logRequest(Object.assign(row, { status: response.status, bytes: bytes.byteLength,
+    problem: response.ok ? undefined : body?.code }));
   if (!response.ok) {
     const problem = body || {};
     throw new Error(response.status + " " + (problem.code || "") + ": " + (problem.detail || problem.title || ""));
@@ -216,6 +234,7 @@ async function openSheet(pageID, parameters) {
   const view = { pageID, parameters, node: document.getElementById("sheet"), degradations: [] };
   preview.views.sheet = view;
   view.node.hidden = false;
+  document.getElementById("backdrop").hidden = false;
   try { await loadView(view); } catch (error) { view.problem = error.message; }
   render(view);
 }
@@ -224,6 +243,7 @@ function closeSheet() {
   const node = document.getElementById("sheet");
   node.hidden = true;
   node.replaceChildren();
+  document.getElementById("backdrop").hidden = true;
   delete preview.views.sheet;
 }
 
@@ -267,9 +287,13 @@ function render(view) {
   const scroll = node.scrollTop;
   const content = [];
   if (view === preview.views.sheet) {
+    // The sheet's top bar: a grab handle (as on a device) and a close button; the backdrop closes it too.
+    const bar = el("div", "grabber");
     const close = el("button", "close", "✕");
+    close.setAttribute("aria-label", "close");
     close.addEventListener("click", closeSheet);
-    content.push(close);
+    bar.append(el("div", "handle"), close);
+    content.push(bar);
   }
   if (view.problem) {
     content.push(el("div", "problem", view.problem));
@@ -298,7 +322,11 @@ function render(view) {
     } else {
       content.push(el("div", "end", "end of page"));
     }
-    for (const w of page.footer || []) content.push(drawWidget(view, w));
+    if ((page.footer || []).length > 0) {
+      const footer = el("div", "page-footer"); // pinned to the bottom of the frame (preview.css)
+      for (const w of page.footer) footer.append(drawWidget(view, w));
+      content.push(footer);
+    }
   }
   node.replaceChildren(...content);
   node.scrollTop = scroll;
@@ -362,7 +390,12 @@ function drawControls(catalog) {
     form.elements[name].value = choice[name];
     form.elements[name].addEventListener("change", () => { location.href = linkFor({ [name]: form.elements[name].value }); });
   }
-  document.body.classList.toggle("dark", choice.theme === "dark");
+  // theme=auto (the default) follows the system's prefers-color-scheme, also when it changes.
+  const systemDark = matchMedia("(prefers-color-scheme: dark)");
+  const applyTheme = () => document.body.classList.toggle("dark",
+    choice.theme === "dark" || (choice.theme === "auto" && systemDark.matches));
+  applyTheme();
+  systemDark.addEventListener("change", applyTheme);
   document.getElementById("phone").style.width = (parseInt(choice.width, 10) || 390) + "px";
 }
 
@@ -400,20 +433,64 @@ async function reloaded(count) {
   reloadCount = count;
 }
 
+// MARK: the requests panel
+
+// Rows, oldest first: the preview's own requests as it sends them (with the size of each answer), and from the
+// journal, the faults the server applied to them and, when a session is chosen, the other clients' requests in
+// that session. Without a session the journal holds every client's traffic: only this page's rows are shown.
+const requestLog = [];
+const requestPrefix = "preview-" + Math.random().toString(16).slice(2, 10) + "-";
+let requestCounter = 0;
+let journalRead = false;
+
+function logRequest(row) {
+  if (!requestLog.includes(row)) requestLog.push(row);
+  if (requestLog.length > 200) requestLog.splice(0, requestLog.length - 200);
+  drawRequests();
+}
+
+function drawRequests() {
+  const scope = !choice.session ? "This preview's own requests (no session: other clients are left out)."
+    : "Session " + choice.session + ": this preview's requests"
+      + (journalRead ? " and other clients' in the session (journal; their answer sizes are not journaled)." : ".");
+  const journal = journalRead ? "" : choice.live === "0" ? " Journal not read (live=0)." : " Journal not read.";
+  document.getElementById("requests-scope").textContent = scope + journal + " Sizes: bytes of each answer.";
+  const items = requestLog.slice(-60).reverse().map((row) => {
+    const target = row.target.length > 90 ? row.target.slice(0, 87) + "…" : row.target;
+    const notes = [];
+    if (row.own) notes.push(row.bytes === undefined ? "…" : row.bytes.toLocaleString("en") + " B");
+    else notes.push(row.requestBytes > 0 ? "other client, sent " + row.requestBytes + " B" : "other client");
+    if (row.faults?.length) notes.push("fault " + row.faults.join(" "));
+    if (row.scenario) notes.push("scenario " + row.scenario);
+    const status = row.status === undefined ? "" : " → " + row.status + (row.problem ? " " + row.problem : "");
+    const item = el("li", row.status === 0 || row.status >= 400 ? "error" : "",
+      row.method + " " + target + status + " · " + notes.join(", "));
+    item.dataset.requestId = row.id;
+    return item;
+  });
+  document.getElementById("requests").replaceChildren(...items);
+}
+
 async function pollJournal() {
   try {
     const session = choice.session ? "&session=" + encodeURIComponent(choice.session) : "";
     const journal = await getJSON("/__admin/journal?after=" + journalAfter + session);
-    const list = document.getElementById("requests");
+    journalRead = true;
     for (const entry of journal.entries) {
       journalAfter = Math.max(journalAfter, entry.sequence);
       if (!entry.target.startsWith("/v1/")) continue;
-      const target = entry.target.length > 90 ? entry.target.slice(0, 87) + "…" : entry.target;
-      const text = entry.method + " " + target + " → " + entry.status + (entry.problem ? " " + entry.problem : "")
-        + " (" + entry.bodyBytes + " body bytes" + (entry.scenario ? ", scenario " + entry.scenario : "") + ")";
-      list.prepend(el("li", entry.status >= 400 ? "error" : "", text));
+      const id = (entry.headers || []).find(([name]) => name.toLowerCase() === "x-request-id")?.[1];
+      const own = requestLog.find((row) => row.own && row.id === id);
+      if (own) {
+        Object.assign(own, { faults: entry.faults, scenario: entry.scenario });
+        if (own.status === undefined || own.status === 0) Object.assign(own, { status: entry.status, problem: entry.problem });
+      } else if (choice.session && !id?.startsWith(requestPrefix)) {
+        logRequest({ id: "journal-" + entry.sequence, method: entry.method, target: entry.target,
+          status: entry.status, problem: entry.problem, faults: entry.faults, scenario: entry.scenario,
+          requestBytes: entry.bodyBytes });
+      }
     }
-    while (list.children.length > 60) list.lastChild.remove();
+    drawRequests();
   } catch (error) {
     // The admin API answers loopback only; the page still works without it.
   }
@@ -430,6 +507,11 @@ async function liveReload() {
 }
 
 async function start() {
+  document.getElementById("backdrop").addEventListener("click", closeSheet);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && preview.views.sheet) closeSheet();
+  });
+  drawRequests();
   const catalog = await getJSON("/__preview/catalog.json");
   preview.catalog = catalog;
   drawIndex(catalog);
