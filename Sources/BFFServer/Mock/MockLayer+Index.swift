@@ -19,10 +19,22 @@ extension MockLayer {
         ("POST", "/__admin/reset", "forget sessions, runtime faults, the journal"),
     ]
 
-    /// The HTML index's only style, allowed by its hash in ``indexPolicy`` (no `'unsafe-inline'`).
+    /// The HTML index's only style, allowed by its hash in ``indexPolicy`` (no `'unsafe-inline'`): the preview's
+    /// palette, light or dark as the system prefers, each list a card of rows.
     static let indexStyle =
-        "body{font:15px/1.45 system-ui,sans-serif;margin:2em;max-width:60em}code{font-size:13px}"
-        + "li{margin:.2em 0}.stale{color:#a30}"
+        ":root{color-scheme:light dark;--bg:#f4f4f6;--fg:#1b1b1f;--card:#fff;--muted:#6b6b76;--accent:#2f5bea;"
+        + "--line:#e1e1e6;--stale:#b3261e}"
+        + "@media (prefers-color-scheme:dark){:root{--bg:#141418;--fg:#ececf1;--card:#202027;--muted:#a0a0ab;"
+        + "--accent:#8aa8ff;--line:#34343d;--stale:#ff8a80}}"
+        + "body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;padding:2em 1.5em;max-width:60em;"
+        + "background:var(--bg);color:var(--fg)}"
+        + "h1{font-size:1.5em;margin:0 0 .3em}p{color:var(--muted)}"
+        + "h2{font-size:.8em;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin:2em 0 .5em}"
+        + "a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}"
+        + "ul{list-style:none;padding:0;margin:0;background:var(--card);border:1px solid var(--line);"
+        + "border-radius:10px}li{padding:.45em .9em;border-top:1px solid var(--line)}li:first-child{border-top:0}"
+        + "code{font:13px ui-monospace,monospace;background:var(--bg);padding:.1em .35em;border-radius:4px}"
+        + "small{color:var(--muted)}.stale,.stale code{color:var(--stale)}"
     static let indexPolicy = BrowserHardening.indexPolicy(style: indexStyle)
 
     /// `GET /` (and `HEAD`).
@@ -114,7 +126,7 @@ extension MockLayer {
         }
         var html = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>flow-bff mock</title>
+            <html lang="en"><head><meta charset="utf-8"><title>flow-bff mock</title><link rel="icon" href="data:,">
             <style>\(indexStyle)</style></head><body>
             <h1>flow-bff mock</h1>
             <p>Catalog <code>\(text(index["catalogVersion"]))</code> · <a href="/openapi.json">OpenAPI</a>
