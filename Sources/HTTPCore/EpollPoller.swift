@@ -140,7 +140,12 @@
         }
 
         func close(_ connection: Connection) {
-            // Closing the last descriptor of the socket removes it from the epoll set.
+            // Deregistered first: closing removes a socket from the epoll set only with its last descriptor, and a
+            // child process forked by another thread (Foundation's Process, before its exec) may hold a copy for a
+            // moment. Its registration would stay, keyed by this fd number, and report the dead socket's hang-up to
+            // the next connection accepted on the number — which the loop would then close (a reset request).
+            var event = Linux.makeEpollEvent(events: 0, data: 0)
+            _ = Linux.epollCtl(epfd, Linux.epollCtlDel, connection.fd, &event)
             System.close(connection.fd)
         }
 
@@ -153,7 +158,7 @@
         }
 
         func closeForeign(_ fd: Int32) {
-            foreign.close(fd)
+            foreign.close(fd, epfd: epfd)
         }
 
         func stop() {

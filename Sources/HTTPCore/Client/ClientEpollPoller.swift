@@ -85,7 +85,7 @@
         }
 
         func closeSocket(_ fd: Int32) {
-            sockets.close(fd)
+            sockets.close(fd, epfd: epfd)
         }
 
         func timerChanged() {

@@ -5,7 +5,7 @@
     /// interest after every transfer and asks for it again on the next one: two `epoll_ctl` calls per upstream call
     /// if followed literally. Here a dropped socket stays registered; an event that still arrives for it is not
     /// delivered and deregisters it then (a pooled connection the upstream closed: once). Asking again for what is
-    /// registered costs no system call, and a socket libcurl closes leaves the set by being closed.
+    /// registered costs no system call, and a socket libcurl closes leaves the set before it is closed.
     /// Used by the client's own epoll loop and by server loops that host a client (one per poller, on its thread).
     struct EpollCurlSockets {
         private struct Registration {
@@ -53,9 +53,14 @@
             return false
         }
 
-        /// Closes `fd` (libcurl's close-socket callback): closing its only descriptor takes it out of the set.
-        mutating func close(_ fd: Int32) {
-            registrations[fd] = nil
+        /// Closes `fd` (libcurl's close-socket callback), deregistered first: a child process forked meanwhile
+        /// may hold a copy of the descriptor, and then closing would not take the socket out of the set (see the
+        /// server's `EpollPoller.close`).
+        mutating func close(_ fd: Int32, epfd: Int32) {
+            if registrations.removeValue(forKey: fd) != nil {
+                var event = Linux.makeEpollEvent(events: 0, data: 0)
+                _ = Linux.epollCtl(epfd, Linux.epollCtlDel, fd, &event)
+            }
             System.close(fd)
         }
     }
