@@ -90,7 +90,9 @@ func serve(_ arguments: CommandLineArguments) -> Never {
     let log = StandardOutputLogSink()
     let terminal = isatty(1) == 1
     let sink: any BFFLogSink
-    switch (configuration.logging.format, terminal) {
+    // `auto` is human only for a developer: mock mode on a terminal. A production container started with a TTY
+    // (`docker run -t`, `tty: true`) keeps the JSON lines its log collector reads.
+    switch (configuration.logging.format, terminal && configuration.mock.enabled) {
     case (.human, _), (.auto, true):
         let environment = ProcessInfo.processInfo.environment
         let color = terminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"

@@ -112,3 +112,68 @@ import Testing
         }
     }
 }
+
+/// The review's edge cases: legal pages that must stay silent, and findings that must point where they are.
+@Suite struct AuthoringMistakeEdgeTests {
+    func findings(_ files: [String: String]) throws -> [FileDiagnostic] {
+        PageCatalog.load(directory: try temporaryPages(files)).diagnostics
+    }
+
+    @Test func aSingleMatchedAnswerIsLocatedUnderResponses() throws {
+        let page = AuthoringMistakeTests.ordersFile(message: "Order {{request.payload.orderNo}}")
+            .replacingOccurrences(
+                of:
+                    #"{"when": {"request.payload.orderID": "o-0001"}, "problem": {"status": 409, "code": "already_shipped"}},"#,
+                with: "")
+        let found = try findings(["orders.json": page])
+        let warning = try #require(found.first { $0.diagnostic.code == "unknown_payload_path" }, "\(found)")
+        #expect(
+            warning.diagnostic.path.string == "/server/actions/orders.cancel/responses/0/response/effects/0/message")
+        #expect(warning.position != nil)
+    }
+
+    @Test func aNumericPayloadKeyAndOtherBracesAreLegal() throws {
+        let page = AuthoringMistakeTests.ordersFile(when: "request.payload.2024")
+            .replacingOccurrences(of: #""lines": [{"sku": "s-1"}]"#, with: #""2024": true"#)
+            .replacingOccurrences(
+                of: #""title": "Order o-1001""#, with: #""title": "Links look like https://x.example/{{id}}""#)
+        let found = try findings(["orders.json": page])
+        #expect(found.isEmpty, "\(found.map(\.description))")
+    }
+
+    /// A widget an answer brings with a templated id (`undo.{{request.payload.orderID}}`) can fire actions and be
+    /// targeted once filled — in production too, where no session copy holds the filled id.
+    @Test func aFilledIdFromAnAnswerIsAWidgetADeviceCanHold() async throws {
+        let page = #"""
+            {"schemaVersion": 1, "kind": "page", "page": {"id": "orders", "title": "Orders", "sections": [{"id": "list", "widgets": [
+              {"id": "cancel.o-1001", "type": "button", "content": {"title": "Cancel"},
+               "actions": {"tap": {"type": "api", "name": "orders.cancel", "payload": {"orderID": "o-1001"}}}}]}]},
+             "server": {"actions": {
+               "orders.cancel": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [
+                 {"type": "replaceWidget", "id": "cancel.{{request.payload.orderID}}", "widget": {
+                   "id": "undo.{{request.payload.orderID}}", "type": "button", "content": {"title": "Undo"},
+                   "actions": {"tap": {"type": "api", "name": "orders.undo", "payload": {"orderID": "{{request.payload.orderID}}"}}}}}]},
+               "orders.undo": {"schemaVersion": 1, "kind": "actionResponse", "mutations": [
+                 {"type": "removeWidget", "id": "undo.{{request.payload.orderID}}"}]}}}}
+            """#
+        #expect(try findings(["orders.json": page]).isEmpty)
+        var configuration = BFFConfiguration()
+        configuration.logging.accessLog = false
+        try await withTestApplication(pages: try temporaryPages(["orders.json": page]), configuration: configuration) {
+            http in
+            let undo = try await http.post(
+                "/v1/actions/orders.undo",
+                json:
+                    #"{"pageID": "orders", "widgetID": "undo.o-1001", "event": "tap", "payload": {"orderID": "o-1001"}}"#
+            )
+            #expect(undo.status == 200, "\(undo.text)")
+            let stranger = try await http.post(
+                "/v1/actions/orders.undo",
+                json:
+                    #"{"pageID": "orders", "widgetID": "redo.o-1001", "event": "tap", "payload": {"orderID": "o-1001"}}"#
+            )
+            #expect(stranger.status == 400)
+            #expect(try json(stranger)["code"] == "unknown_widget")
+        }
+    }
+}

@@ -38,6 +38,8 @@ import Testing
         ("[1 2]", "expected ',' or ']' after an array element, found '2'"),
         (#"{"a": 1 "b": 2}"#, "expected ',' or '}' after the value of \"a\", found '\"' (a missing comma?)"),
         ("{1: 2}", "expected a string key, found '1'"),
+        (#"[{"a": 1} {"b": 2}]"#, "expected ',' or ']' after an array element, found '{' (a missing comma?)"),
+        ("{\"a\": 1, “b”: 2}", "expected a string key, found '“'"),
         (#"{"a" 1}"#, "expected ':'"),
         (#"{"a": 1,}"#, "trailing comma before '}'"),
         (#"{"a": 1, "a": 2}"#, "duplicate key \"a\""),

@@ -70,6 +70,11 @@ extension ActionRoutes {
 
     static let targetNotFound = "mutation_target_not_found"
 
+    /// The ids of `widgets` and of their children, at every depth.
+    static func widgetIDs(in widgets: [Widget]) -> [String] {
+        widgets.flatMap { [$0.id] + widgetIDs(in: $0.children) }
+    }
+
     /// Checks every templated `replaceWidget` / `removeWidget` target of a filled answer against the widgets a
     /// device can hold on `page` (the load-time check covers the fixed ones).
     /// - Throws: ``FilledAnswerError`` with a `mutation_target_not_found` error at each missing target's `/id`.
@@ -77,14 +82,29 @@ extension ActionRoutes {
         of response: ActionResponse, _ template: ResponseTemplate, page: String, in targets: [ActionTargets]
     ) throws(FilledAnswerError) {
         var errors: [Diagnostic] = []
+        // Widgets an earlier mutation of this answer brings can be targeted by a later one.
+        var brought: Set<String> = []
         for (index, mutation) in response.mutations.enumerated() {
             let id: String
+            var bringing: [Widget] = []
+            defer { brought.formUnion(Self.widgetIDs(in: bringing)) }
             switch mutation {
-            case .replaceWidget(let target, _), .removeWidget(let target): id = target
-            default: continue
+            case .replaceWidget(let target, let widget):
+                id = target
+                bringing = [widget]
+            case .removeWidget(let target):
+                id = target
+            case .replacePage(let replacement):
+                brought.formUnion(Self.widgetIDs(in: replacement.header + replacement.sections.flatMap(\.widgets)))
+                brought.formUnion(Self.widgetIDs(in: replacement.footer))
+                continue
+            case .appendSections(let sections), .prependSections(let sections):
+                brought.formUnion(Self.widgetIDs(in: sections.flatMap(\.widgets)))
+                continue
             }
             let path = JSONPointer.root / "mutations" / index / "id"
-            guard !template.insertedValues(at: path).isEmpty, !targets.contains(where: { $0.events[id] != nil })
+            guard !template.insertedValues(at: path).isEmpty, !brought.contains(id),
+                !targets.contains(where: { $0.holds(id) })
             else { continue }
             errors.append(.error(targetNotFound, path, "no widget \"\(id)\" on page \"\(page)\""))
         }

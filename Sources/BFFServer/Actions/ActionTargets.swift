@@ -11,6 +11,10 @@ struct ActionTargets: Sendable {
     /// The answers of every api action followed, by name (none for a name no page declares): these targets hold
     /// for any catalog whose actions of those names answer the same (``isCurrent(for:)``).
     let followed: [String: [ActionResponse]]
+    /// The templated ids (`undo.{{request.payload.orderID}}`) an answer can bring as new widgets, each standing for
+    /// the ids it is filled with. An id that only replaces itself (`cancel.{{…}}` by `cancel.{{…}}`) brings no new
+    /// one: its target must already be held.
+    let creatable: [String]
 
     /// - Parameters:
     ///   - page: the page as served.
@@ -20,6 +24,13 @@ struct ActionTargets: Sendable {
         var pending: [String] = []
         var seen: Set<String> = []
         var followed: [String: [ActionResponse]] = [:]
+        var creatable: Set<String> = []
+        func templated(_ widgets: [Widget]) {
+            for widget in widgets {
+                if widget.id.contains("{{") { creatable.insert(widget.id) }
+                templated(widget.children)
+            }
+        }
         func follow(_ action: Action) {
             if case .api(let name, _) = action, seen.insert(name).inserted { pending.append(name) }
         }
@@ -42,10 +53,15 @@ struct ActionTargets: Sendable {
             for response in responses {
                 for mutation in response.mutations {
                     switch mutation {
-                    case .replacePage(let replacement): visit(replacement)
+                    case .replacePage(let replacement):
+                        visit(replacement)
+                        templated(replacement.header + replacement.sections.flatMap(\.widgets) + replacement.footer)
                     case .appendSections(let sections), .prependSections(let sections):
                         for section in sections { visit(section.widgets) }
-                    case .replaceWidget(_, let widget): visit([widget])
+                        templated(sections.flatMap(\.widgets))
+                    case .replaceWidget(let target, let widget):
+                        visit([widget])
+                        templated(widget.id == target ? widget.children : [widget])
                     case .removeWidget: break
                     }
                 }
@@ -54,6 +70,7 @@ struct ActionTargets: Sendable {
         }
         self.events = events
         self.followed = followed
+        self.creatable = creatable.sorted()
     }
 
     /// True when `actions` answer like the actions these targets were made with, for every action they followed
@@ -62,10 +79,39 @@ struct ActionTargets: Sendable {
         followed.allSatisfy { name, responses in (actions[name]?.responses ?? []) == responses }
     }
 
+    /// Whether a device can hold a widget `id` here: one of ``events``, or one a templated answer can bring
+    /// (``creatable``: `undo.{{request.payload.orderID}}` holds `undo.o-1001`, each placeholder standing for any
+    /// text).
+    func holds(_ id: String) -> Bool { self.events(of: id) != nil }
+
+    /// The events of the widget `id` (``holds(_:)``): its own, or those of every templated id it fills.
+    func events(of id: String) -> Set<String>? {
+        if let exact = events[id] { return exact }
+        var found: Set<String>?
+        for key in creatable {
+            guard let declared = events[key],
+                FaultRule.glob(Array(Self.pattern(of: key).utf8)[...], Array(id.utf8)[...])
+            else { continue }
+            found = (found ?? []).union(declared)
+        }
+        return found
+    }
+
+    /// A templated id as a glob: each `{{…}}` becomes `*`.
+    static func pattern(of id: String) -> String {
+        var pattern = ""
+        var rest = Substring(id)
+        while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
+            pattern += rest[..<open.lowerBound] + "*"
+            rest = rest[close.upperBound...]
+        }
+        return pattern + rest
+    }
+
     /// Checks that `request` names a widget of these targets (of any of `targets`) and an event it declares.
     /// - Throws: ``ProblemDetails`` 400 `unknown_widget` or `undeclared_event`.
     static func check(_ request: ActionRequest, against targets: [ActionTargets]) throws(ProblemDetails) {
-        let declared = targets.compactMap { $0.events[request.widgetID] }
+        let declared = targets.compactMap { $0.events(of: request.widgetID) }
         guard !declared.isEmpty else {
             throw .unknownWidget(
                 request,

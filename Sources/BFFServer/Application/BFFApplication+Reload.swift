@@ -59,7 +59,13 @@ extension BFFApplication {
                 return status.count
             }
             reload.events.publish(count: count)
-            for finding in fresh.diagnostics where finding.diagnostic.severity != .info {
+            // Errors every time (the file is still not served); warnings once, from the reload that read the file,
+            // so saving one page does not repeat every other page's warnings.
+            let decoded = Set(fresh.sources.decoded)
+            for finding in fresh.diagnostics
+            where finding.diagnostic.severity == .error
+                || (finding.diagnostic.severity == .warning && decoded.contains(finding.file))
+            {
                 let diagnostic = finding.diagnostic
                 let line = finding.position.map { JSONValue.number(Double($0.line)) } ?? .null
                 let column = finding.position.map { JSONValue.number(Double($0.column)) } ?? .null

@@ -156,6 +156,9 @@ public struct CatalogAction: Sendable {
     public var response: ActionResponse
     /// The answers in declaration order, first match wins; empty for a plain, untemplated action (`response`).
     var rules: [ActionRule] = []
+    /// True when written as `{"responses": [...]}`: each answer's JSON path is `…/responses/<i>/response`, even for
+    /// a single answer without `when`.
+    var isMatched = false
 
     /// Every response it can answer with, placeholders unfilled (for the widgets its answers can bring).
     var responses: [ActionResponse] {

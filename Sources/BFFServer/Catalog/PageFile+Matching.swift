@@ -93,9 +93,10 @@ extension PageFile {
         else {
             // Only problems: the action still names a response for the widgets it brings (none).
             return CatalogAction(
-                name: name, pageID: page.id, response: ActionResponse(mutations: [], effects: []), rules: rules)
+                name: name, pageID: page.id, response: ActionResponse(mutations: [], effects: []), rules: rules,
+                isMatched: true)
         }
-        return CatalogAction(name: name, pageID: page.id, response: fallback, rules: rules)
+        return CatalogAction(name: name, pageID: page.id, response: fallback, rules: rules, isMatched: true)
     }
 
     /// A `when` object, or `nil` (with diagnostics) when it is invalid.

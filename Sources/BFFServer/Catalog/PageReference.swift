@@ -46,7 +46,7 @@ struct PageReference: Sendable {
             for (ruleIndex, rule) in action.rules.enumerated() {
                 guard case .response(let response, _) = rule.answer else { continue }
                 let base =
-                    action.rules.count == 1 && rule.when == nil
+                    !action.isMatched
                     ? JSONPointer("/server/actions") / action.name
                     : JSONPointer("/server/actions") / action.name / "responses" / ruleIndex / "response"
                 for (index, effect) in response.effects.enumerated() {

@@ -73,7 +73,9 @@ struct PayloadShapes {
     /// the member meant when one is close.
     func problem(with path: [String], action: String) -> String? {
         let shape = path.map { Int($0) != nil ? "*" : $0 }.joined(separator: ".")
-        if paths[action]?.contains(shape) == true { return nil }
+        // A numeric segment is an array index, or an object key such as "2024".
+        let literal = path.joined(separator: ".")
+        if paths[action]?.contains(shape) == true || paths[action]?.contains(literal) == true { return nil }
         if open[action]?.contains(where: { $0.isEmpty || shape == $0 || shape.hasPrefix($0 + ".") }) == true {
             return nil
         }
@@ -104,13 +106,12 @@ extension PageCatalog {
             guard let file = pages[action.pageID]?.file else { continue }
             let base = JSONPointer("/server/actions") / name
             for (index, rule) in action.rules.enumerated() {
-                let single = action.rules.count == 1 && rule.when == nil
                 var uses: [(name: RequestValueName, path: JSONPointer)] = []
                 for test in rule.when?.tests ?? [] {
                     uses.append((test.name, base / "responses" / index / "when" / test.name.description))
                 }
                 if case .response(_, let template?) = rule.answer {
-                    let root = single ? base : base / "responses" / index / "response"
+                    let root = action.isMatched ? base / "responses" / index / "response" : base
                     for string in template.templatedStrings {
                         for used in string.names {
                             uses.append((used, JSONPointer(string: root.string + string.path.string)))

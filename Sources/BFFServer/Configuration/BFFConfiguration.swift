@@ -137,7 +137,7 @@ public struct BFFConfiguration: Sendable, Hashable {
 
     /// The form of the server's log lines on standard output.
     public enum LogFormat: String, Sendable, Hashable, CaseIterable {
-        /// `human` when standard output is a terminal, else `json`.
+        /// `human` in mock mode when standard output is a terminal, else `json` (production always `json`).
         case auto
         /// One JSON object per line (access lines and events): what log collectors read.
         case json

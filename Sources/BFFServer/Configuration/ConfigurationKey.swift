@@ -288,7 +288,10 @@ extension ConfigurationKey {
         .string("actions.redisKeyPrefix", "flow-bff:idempotency:", "Prefix of the idempotency keys in Redis.") {
             $0.actions.redisKeyPrefix = $1
         },
-        .boolean("logging.accessLog", true, "One JSON access-log line per request on standard output.") {
+        .boolean(
+            "logging.accessLog", true,
+            "One JSON access-log line per request on standard output (a compact line with `logging.format` `human`)."
+        ) {
             $0.logging.accessLog = $1
         },
         .boolean("logging.metrics", true, "Serve Prometheus metrics at `/metrics`.") { $0.logging.metrics = $1 },
@@ -296,7 +299,7 @@ extension ConfigurationKey {
             path: "logging.format", type: .string, defaultValue: "auto",
             summary:
                 "`human` (compact lines for a terminal, findings as `file:line:column`), `json` (one JSON object per "
-                + "line) or `auto`: `human` when standard output is a terminal, else `json`."
+                + "line) or `auto`: `human` in mock mode on a terminal, else `json`."
         ) { (configuration, value) throws(ConfigurationError) in
             guard case .string(let name) = value else { throw .wrongType("logging.format", .string, value) }
             guard let format = BFFConfiguration.LogFormat(rawValue: name) else {

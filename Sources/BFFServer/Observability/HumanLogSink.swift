@@ -1,16 +1,16 @@
 import Foundation
 import PageModel
 
-/// Renders the server's JSON lines for a person at a terminal (`logging.format` `human`, the default when
-/// standard output is a terminal) and passes them on to `base`:
+/// Renders the server's JSON lines for a person at a terminal (`logging.format` `human`, the default in mock mode
+/// when standard output is a terminal) and passes them on to `base`:
 ///
 /// - an access line becomes `15:04:05 200 GET /v1/pages/home 1.2 ms 3.4 kB gzip`, its status coloured by class;
 /// - a page-file finding of a reload becomes `pages/cart.json:12:9: error: unknown_widget_type: … (serving the
 ///   last good version)` — the `file:line:column` form of `flow-bff check`, which editors and terminals link;
 /// - any other event becomes `15:04:05 warning message key=value …`.
 ///
-/// Text that is not a JSON object (the start-up banner) passes unchanged. Production keeps JSON lines: this sink
-/// parses each line again, which is fine for a developer's request rate and not meant for a busy replica.
+/// Text that is not a JSON object (the start-up banner) passes unchanged. `auto` never picks it outside mock mode:
+/// it parses each line again, which is fine for a developer's request rate and not meant for a busy replica.
 public final class HumanLogSink: BFFLogSink {
     private let base: any BFFLogSink
     private let color: Bool

@@ -93,12 +93,21 @@ private struct Reader {
         }
     }
 
-    /// The character at the current position in words, for an error: `'"'` (with "a missing comma?" for a
-    /// string where a comma belongs) or "the end of input".
+    /// The character at the current position in words, for an error: `'"'` (with "a missing comma?" where a
+    /// value starts instead of a comma), a whole non-ASCII character (`'“'`), or "the end of input".
     func found() -> String {
         guard index < bytes.count else { return "the end of input" }
-        let character = "'\(Self.printable(bytes[index]))'"
-        return bytes[index] == UInt8(ascii: "\"") ? "\(character) (a missing comma?)" : character
+        let byte = bytes[index]
+        guard byte < 0x80 else {
+            // The whole character, so a pasted typographic quote is named as what it is.
+            let end = min(index + 4, bytes.count)
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+            return text.first.map { "'\($0)'" } ?? "'\(Self.printable(byte))'"
+        }
+        let character = "'\(Self.printable(byte))'"
+        // A value starts where a comma belongs: the comma between two members or elements is missing.
+        let startsValue = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
+        return startsValue ? "\(character) (a missing comma?)" : character
     }
 
     static func printable(_ byte: UInt8) -> String {
