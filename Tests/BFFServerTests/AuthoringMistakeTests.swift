@@ -132,6 +132,17 @@ import Testing
         #expect(warning.position != nil)
     }
 
+    @Test func aDuplicateIdNamesBothPositions() throws {
+        let page = AuthoringMistakeTests.ordersFile().replacingOccurrences(
+            of: #"{"id": "cancel.o-1001", "type": "button""#, with: #"{"id": "row.o-1001", "type": "button""#)
+        let found = try findings(["orders.json": page])
+        let duplicate = try #require(found.first { $0.diagnostic.code == "duplicate_id" }, "\(found)")
+        #expect(duplicate.position?.line == 3, "the second holder")
+        #expect(
+            duplicate.diagnostic.message.contains(#"already used in this scope by /page/sections/0/widgets/0 (2:3);"#),
+            "the first holder, at its line and column: \(duplicate.diagnostic.message)")
+    }
+
     @Test func aNumericPayloadKeyAndOtherBracesAreLegal() throws {
         let page = AuthoringMistakeTests.ordersFile(when: "request.payload.2024")
             .replacingOccurrences(of: #""lines": [{"sku": "s-1"}]"#, with: #""2024": true"#)

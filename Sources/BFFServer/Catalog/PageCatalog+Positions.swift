@@ -26,8 +26,22 @@ extension PageCatalog {
                 return located
             }
             if maps[finding.file] == nil { maps[finding.file] = JSONSourceMap(bytes: bytes) }
-            located.position = (maps[finding.file] ?? nil)?.position(of: finding.diagnostic.path)
+            let map = maps[finding.file] ?? nil
+            located.position = map?.position(of: finding.diagnostic.path)
+            if finding.diagnostic.code == "duplicate_id", let map {
+                located.diagnostic.message = Self.locatingFirstHolder(in: finding.diagnostic.message, map: map)
+            }
             return located
         }
+    }
+
+    /// A `duplicate_id` message with the first holder's line and column after its pointer (`… by
+    /// /page/header/0 (3:5); renamed …`), so both positions are in the finding.
+    static func locatingFirstHolder(in message: String, map: JSONSourceMap) -> String {
+        guard let by = message.firstRange(of: " by /"), let end = message[by.upperBound...].firstIndex(of: ";")
+        else { return message }
+        let pointer = String(message[message.index(before: by.upperBound)..<end])
+        guard let position = map.position(of: JSONPointer(string: pointer)) else { return message }
+        return String(message[..<end]) + " (\(position.line):\(position.column))" + String(message[end...])
     }
 }
