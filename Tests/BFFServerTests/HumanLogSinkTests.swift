@@ -34,18 +34,8 @@ import Testing
     /// A broken edit reaches the terminal as `file:line:column: severity: code: message`, like `flow-bff check`
     /// prints it — not as a JSON line without a position among access lines.
     @Test func aReloadFindingIsPrintedWhereItIs() async throws {
-        let directory = try temporaryPages(["live.json": AuthoringCheckTests.page(title: "v1", widgetType: "list_row")])
         let memory = MemoryLogSink()
-        var configuration = BFFConfiguration()
-        configuration.mock.enabled = true
-        configuration.mock.watch = .off
-        configuration.logging.accessLog = false
-        let sink = HumanLogSink(base: memory, color: false, directory: directory)
-        try await withTestServer(pages: directory, configuration: configuration, log: sink) { server in
-            try Data(AuthoringCheckTests.page(title: "v2", widgetType: "list_rwo").utf8).write(
-                to: URL(fileURLWithPath: directory + "/live.json"))
-            server.service.application.reloadPages()
-        }
+        let directory = try await Self.reloadATypo { HumanLogSink(base: memory, color: false, directory: $0) }
         let finding = try #require(memory.lines.first { $0.contains("unknown_widget_type") }, "\(memory.lines)")
         #expect(
             finding
@@ -55,22 +45,29 @@ import Testing
     }
 
     @Test func theJSONFormKeepsThePosition() async throws {
-        let directory = try temporaryPages(["live.json": AuthoringCheckTests.page(title: "v1", widgetType: "list_row")])
         let memory = MemoryLogSink()
-        var configuration = BFFConfiguration()
-        configuration.mock.enabled = true
-        configuration.mock.watch = .off
-        configuration.logging.accessLog = false
-        try await withTestServer(pages: directory, configuration: configuration, log: memory) { server in
-            try Data(AuthoringCheckTests.page(title: "v2", widgetType: "list_rwo").utf8).write(
-                to: URL(fileURLWithPath: directory + "/live.json"))
-            server.service.application.reloadPages()
-        }
+        _ = try await Self.reloadATypo { _ in memory }
         let line = try #require(memory.lines.first { $0.contains("unknown_widget_type") })
         let object = try JSONParser().parse(Array(line.utf8))
         #expect(object["level"] == "error")
         #expect(object["file"] == "live.json")
         #expect(object["line"] == 1)
         #expect(object["column"] == 133, "where \"list_rwo\" starts")
+    }
+
+    /// Serves a page, saves it with a widget type typo and reloads, logging to the sink `log` makes for the pages
+    /// directory; returns the directory.
+    static func reloadATypo(log: (String) -> any BFFLogSink) async throws -> String {
+        let directory = try temporaryPages(["live.json": AuthoringCheckTests.page(title: "v1", widgetType: "list_row")])
+        var configuration = BFFConfiguration()
+        configuration.mock.enabled = true
+        configuration.mock.watch = .off
+        configuration.logging.accessLog = false
+        try await withTestServer(pages: directory, configuration: configuration, log: log(directory)) { server in
+            try Data(AuthoringCheckTests.page(title: "v2", widgetType: "list_rwo").utf8).write(
+                to: URL(fileURLWithPath: directory + "/live.json"))
+            server.service.application.reloadPages()
+        }
+        return directory
     }
 }

@@ -49,6 +49,26 @@ extension ConfigurationKey {
         }
     }
 
+    /// A string key naming one of `Value`'s cases (`epoll`, `dispatch`); any other name is an `invalid_value` that
+    /// lists them.
+    static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
+        _ path: String, _ defaultValue: String, _ noun: String, _ summary: String,
+        _ set: @escaping @Sendable (inout BFFConfiguration, Value) -> Void
+    ) -> ConfigurationKey where Value.RawValue == String {
+        ConfigurationKey(path: path, type: .string, defaultValue: defaultValue, summary: summary) {
+            (configuration, value) throws(ConfigurationError) in
+            guard case .string(let name) = value else { throw .wrongType(path, .string, value) }
+            guard let choice = Value(rawValue: name) else {
+                let names = Value.allCases.map(\.rawValue)
+                throw ConfigurationError(
+                    code: "invalid_value", key: path,
+                    message: "\(name.debugDescription) is not \(noun): use "
+                        + names.dropLast().joined(separator: ", ") + " or " + names.last!)
+            }
+            set(&configuration, choice)
+        }
+    }
+
     /// An integer key in `range`; `defaultText` documents a default that is not a number (`(none)`).
     static func integer(
         _ path: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ summary: String, defaultText: String? = nil,
@@ -135,21 +155,11 @@ extension ConfigurationKey {
             $0.server.adminPort = $1
         },
         .integer("server.workers", 0, 0...256, "Event-loop threads; 0 means one per core.") { $0.server.workers = $1 },
-        ConfigurationKey(
-            path: "server.eventLoop", type: .string,
-            defaultValue: HTTPServer.Configuration.EventLoopKind.platformDefault.rawValue,
-            summary:
-                "`epoll` (Linux: threads in `epoll_wait`, `sendfile`) or `dispatch` (portable Dispatch sources); "
+        .choice(
+            "server.eventLoop", HTTPServer.Configuration.EventLoopKind.platformDefault.rawValue, "an event loop",
+            "`epoll` (Linux: threads in `epoll_wait`, `sendfile`) or `dispatch` (portable Dispatch sources); "
                 + "the default is `epoll` on Linux, `dispatch` elsewhere."
-        ) { (configuration, value) throws(ConfigurationError) in
-            guard case .string(let name) = value else { throw .wrongType("server.eventLoop", .string, value) }
-            guard let kind = HTTPServer.Configuration.EventLoopKind(rawValue: name) else {
-                throw ConfigurationError(
-                    code: "invalid_value", key: "server.eventLoop",
-                    message: "\(name.debugDescription) is not an event loop: use epoll or dispatch")
-            }
-            configuration.server.eventLoop = kind
-        },
+        ) { (configuration, kind: HTTPServer.Configuration.EventLoopKind) in configuration.server.eventLoop = kind },
         .seconds("server.drainSeconds", 10, "Seconds in-flight requests get to finish after SIGTERM or SIGINT.") {
             $0.server.drainSeconds = $1
         },
@@ -295,20 +305,11 @@ extension ConfigurationKey {
             $0.logging.accessLog = $1
         },
         .boolean("logging.metrics", true, "Serve Prometheus metrics at `/metrics`.") { $0.logging.metrics = $1 },
-        ConfigurationKey(
-            path: "logging.format", type: .string, defaultValue: "auto",
-            summary:
-                "`human` (compact lines for a terminal, findings as `file:line:column`), `json` (one JSON object per "
+        .choice(
+            "logging.format", "auto", "a log format",
+            "`human` (compact lines for a terminal, findings as `file:line:column`), `json` (one JSON object per "
                 + "line) or `auto`: `human` in mock mode on a terminal, else `json`."
-        ) { (configuration, value) throws(ConfigurationError) in
-            guard case .string(let name) = value else { throw .wrongType("logging.format", .string, value) }
-            guard let format = BFFConfiguration.LogFormat(rawValue: name) else {
-                throw ConfigurationError(
-                    code: "invalid_value", key: "logging.format",
-                    message: "\(name.debugDescription) is not a log format: use auto, json or human")
-            }
-            configuration.logging.format = format
-        },
+        ) { (configuration, format: BFFConfiguration.LogFormat) in configuration.logging.format = format },
     ]
 }
 
