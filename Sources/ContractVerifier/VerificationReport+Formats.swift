@@ -54,12 +54,12 @@ extension VerificationReport {
                     continue
                 }
                 let codes = Array(Set(check.violations.map(\.code))).sorted().joined(separator: " ")
-                let first = check.violations.first.map { "\($0.code): \($0.message)" } ?? "violations"
+                let first = check.violations.first.map(\.codedMessage) ?? "violations"
                 xml += caseHead + ">\n"
                 xml += #"      <failure type="\#(Self.escape(codes))" message="\#(Self.escapeAttribute(first))">"#
                 var body: [String] = []
                 for violation in check.violations {
-                    body.append("\(violation.code) \(violation.request) \(violation.path): \(violation.message)")
+                    body.append("\(violation.request) \(violation.path): \(violation.codedMessage)")
                     if let expected = violation.expected { body.append("  expected: \(expected)") }
                     if let actual = violation.actual { body.append("  actual:   \(actual)") }
                 }

@@ -26,7 +26,7 @@ extension VerificationReport {
                 properties.append("line=\(location.line)")
             }
             properties.append("title=\(Self.escapeProperty("verify \(violation.code) (page \(violation.page))"))")
-            var message = "\(violation.code): \(violation.message)"
+            var message = violation.codedMessage
             if !violation.request.isEmpty { message += "\nrequest: \(violation.request)" }
             if !violation.path.isEmpty { message += "\nat \(violation.path)" }
             if let expected = violation.expected { message += "\nexpected: \(expected)" }

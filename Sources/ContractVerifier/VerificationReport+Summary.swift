@@ -1,6 +1,7 @@
 extension VerificationReport {
-    /// The readable report: one line per page target, every violation with its request, path and message (and
-    /// expected vs actual where there is a comparison), then the coverage line and the verdict.
+    /// The readable report: one line per page target, every distinct violation with its request, path and message
+    /// (and expected vs actual where there is a comparison) — identical ones once, with a count and three more
+    /// places — then the coverage line and the verdict.
     public var summary: String {
         var lines = ["flow-bff verify \(target)"]
         let width = min(40, pages.map(\.page.count).max() ?? 0)
@@ -18,13 +19,29 @@ extension VerificationReport {
         if !all.isEmpty {
             lines.append("")
             lines.append("violations (\(violationCount)):")
+            // Identical violations (same code, check, message and comparison) are listed once, with a count and
+            // the first few other places they were found.
+            var groups: [[String]: [Violation]] = [:]
+            var order: [[String]] = []
             for violation in all {
+                if groups[violation.sameness] == nil { order.append(violation.sameness) }
+                groups[violation.sameness, default: []].append(violation)
+            }
+            for key in order {
+                let group = groups[key]!
+                let violation = group[0]
                 let path = violation.path.isEmpty ? "" : " at \(violation.path)"
-                lines.append("  \(violation.code)  page \(violation.page)  [\(violation.check)]")
+                let times = group.count > 1 ? "  × \(group.count)" : ""
+                lines.append("  \(violation.code)  page \(violation.page)  [\(violation.check)]\(times)")
                 if !violation.request.isEmpty { lines.append("      request: \(violation.request)") }
                 lines.append("      \(violation.message)\(path)")
                 if let expected = violation.expected { lines.append("      - expected: \(expected)") }
                 if let actual = violation.actual { lines.append("      + actual:   \(actual)") }
+                for other in group.dropFirst().prefix(3) {
+                    let at = other.path.isEmpty ? "" : " at \(other.path)"
+                    lines.append("      also: page \(other.page)\(at) (\(other.request))")
+                }
+                if group.count > 4 { lines.append("      … and \(group.count - 4) more like it") }
             }
             let suppressed = pages.reduce(0) { $0 + $1.checks.reduce(0) { $0 + $1.suppressed } }
             if suppressed > 0 { lines.append("  … and \(suppressed) more (limit per check)") }

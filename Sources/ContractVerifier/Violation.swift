@@ -36,6 +36,14 @@ public struct Violation: Sendable, Hashable, Codable, CustomStringConvertible {
         self.actual = actual
     }
 
+    /// `code: message`, without repeating a code the message already starts with (a lint finding's message is
+    /// `duplicate_id: …` under the code `duplicate_id`).
+    public var codedMessage: String { message.hasPrefix(code + ":") ? message : "\(code): \(message)" }
+
+    /// The violation without where it was found: identical ones (the same code, check, message and comparison on
+    /// other pages or paths) are reported once, with a count.
+    var sameness: [String] { [code, check, message, expected ?? "", actual ?? ""] }
+
     /// `code page request path: message`.
     public var description: String {
         "\(code) \(page) \(request) \(path.isEmpty ? "/" : path): \(message)"

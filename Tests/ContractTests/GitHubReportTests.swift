@@ -61,3 +61,42 @@ import Testing
         #expect(JSONLocator.line(of: "/page", in: Array("not json".utf8)) == 1)
     }
 }
+
+/// Readable reports (issue 32): identical violations are grouped, and no code is printed twice.
+@Suite struct ReadableReportTests {
+    static func report(repeating count: Int) -> VerificationReport {
+        var report = VerificationReport(target: "http://127.0.0.1:8080")
+        var page = PageReport(page: "feed")
+        var check = CheckResult(name: "load")
+        for index in 0..<count {
+            check.violations.append(
+                Violation(
+                    code: "error_diagnostic", page: "feed", check: "load", request: "GET /v1/pages/feed",
+                    path: JSONPointer("/page/sections") / index / "id",
+                    message: "duplicate_id: id \"row\" is already used in this scope"))
+        }
+        page.checks.append(check)
+        report.pages.append(page)
+        return report
+    }
+
+    @Test func identicalViolationsAreListedOnceWithACount() {
+        let summary = Self.report(repeating: 28).summary
+        #expect(summary.ranges(of: "is already used in this scope").count == 1, "\(summary)")
+        #expect(summary.contains("error_diagnostic  page feed  [load]  × 28"))
+        #expect(summary.contains("also: page feed at /page/sections/1/id (GET /v1/pages/feed)"))
+        #expect(summary.contains("also: page feed at /page/sections/3/id"))
+        #expect(!summary.contains("/page/sections/4/id"))
+        #expect(summary.contains("… and 24 more like it"))
+    }
+
+    @Test func aCodeIsNotRepeatedInAnnotationsOrJUnit() throws {
+        var report = Self.report(repeating: 1)
+        report.pages[0].checks[0].violations[0].code = "duplicate_id"
+        let annotation = report.githubAnnotations()
+        #expect(annotation.contains("::duplicate_id: id"), "\(annotation)")
+        #expect(!annotation.contains("duplicate_id: duplicate_id"))
+        let junit = report.junitXML
+        #expect(!junit.contains("duplicate_id: duplicate_id"), "\(junit)")
+    }
+}
