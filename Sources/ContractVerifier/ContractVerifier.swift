@@ -60,13 +60,18 @@ public final class ContractVerifier {
         var parameterSets: [String: Int] = [:]
         var skipped: Set<PageTarget> = []
         var referrers: [PageTarget: String] = [:]
-        func enqueue(_ target: PageTarget) {
+        func enqueue(_ target: PageTarget, from referrer: String? = nil) {
             guard !queued.contains(target), !skipped.contains(target) else { return }
-            guard queued.count < configuration.maximumPageLoads,
-                parameterSets[target.pageID, default: 0] < configuration.maximumParameterSetsPerPage
-            else {
+            let reason: String? =
+                queued.count >= configuration.maximumPageLoads
+                ? "maximumPageLoads (\(configuration.maximumPageLoads))"
+                : parameterSets[target.pageID, default: 0] >= configuration.maximumParameterSetsPerPage
+                    ? "maximumParameterSetsPerPage (\(configuration.maximumParameterSetsPerPage))" : nil
+            if let reason {
                 skipped.insert(target)
                 report.coverage.skippedLinks += 1
+                report.coverage.skippedTargets.append(
+                    SkippedTarget(target: target.description, linkedFrom: referrer, reason: reason))
                 return
             }
             queued.insert(target)
@@ -98,7 +103,7 @@ public final class ContractVerifier {
             report.coverage.actionRequests += crawl.report.actionRequests
             for link in crawl.links {
                 if referrers[link] == nil { referrers[link] = target.description }
-                enqueue(link)
+                enqueue(link, from: target.description)
             }
             reportProgress(.pageFinished, page: target.description, queued: queue.count)
         }

@@ -57,6 +57,8 @@ public struct Coverage: Sendable, Hashable, Codable {
     public var cursors = 0
     /// Distinct page targets linked to but not crawled because of `maximumPageLoads` or `maximumParameterSetsPerPage`.
     public var skippedLinks = 0
+    /// Which targets those are and why, in the order they were met (the JSON report lists them).
+    public var skippedTargets: [SkippedTarget] = []
     /// Pages the server's index (`GET /v1/pages`) lists; 0 when it has none.
     public var indexedPages = 0
     /// Pages the index lists that the crawl did not reach (none with `--all`, unless limits kept them out).
@@ -91,8 +93,29 @@ public struct Coverage: Sendable, Hashable, Codable {
         var text =
             "coverage: \(pages) pages (\(pageLoads) loads), \(sections) sections, \(widgets) widgets, "
             + "\(actions) actions (\(actionRequests) requests), \(cursors) cursors"
-        if skippedLinks > 0 { text += ", \(skippedLinks) linked page targets not crawled (limits)" }
+        if skippedLinks > 0 {
+            let names = skippedTargets.prefix(3).map(\.target).joined(separator: ", ")
+            let more = skippedTargets.count > 3 ? ", …" : ""
+            text +=
+                ", \(skippedLinks) linked page targets not crawled (limits: \(names)\(more); the JSON report lists all)"
+        }
         return text
+    }
+}
+
+/// A page target the crawl met but did not load, and the limit that kept it out.
+public struct SkippedTarget: Sendable, Hashable, Codable {
+    /// `pageID` plus its parameters as a query (`product?productID=p-9`).
+    public var target: String
+    /// The page that linked to it, when known.
+    public var linkedFrom: String?
+    /// `maximumPageLoads` or `maximumParameterSetsPerPage`, with the limit's value.
+    public var reason: String
+
+    public init(target: String, linkedFrom: String?, reason: String) {
+        self.target = target
+        self.linkedFrom = linkedFrom
+        self.reason = reason
     }
 }
 

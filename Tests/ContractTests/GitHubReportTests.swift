@@ -1,4 +1,6 @@
+import BFFTesting
 import ContractVerifier
+import Foundation
 import PageModel
 import Testing
 
@@ -98,5 +100,24 @@ import Testing
         #expect(!annotation.contains("duplicate_id: duplicate_id"))
         let junit = report.junitXML
         #expect(!junit.contains("duplicate_id: duplicate_id"), "\(junit)")
+    }
+}
+
+/// Targets kept out by the limits are named, with the limit and the page that linked to them (issue 32).
+@Suite struct SkippedTargetTests {
+    @Test func theReportSaysWhichTargetsWereNotCrawledAndWhy() async throws {
+        let report = try await withTestServer { server in
+            let configuration = VerifierConfiguration(
+                baseURL: URL(string: server.baseURL)!, entryPages: [PageTarget(pageID: "home")], maximumChunks: 50,
+                maximumPageLoads: 1, timeout: 30)
+            return try await ContractVerifier(configuration: configuration).run()
+        }
+        let skipped = report.coverage.skippedTargets
+        #expect(!skipped.isEmpty, "home links to other pages")
+        #expect(skipped.count == report.coverage.skippedLinks)
+        #expect(skipped.allSatisfy { $0.reason == "maximumPageLoads (1)" && $0.linkedFrom == "home" })
+        #expect(report.coverage.line.contains("not crawled (limits: \(skipped[0].target)"), "\(report.coverage.line)")
+        let json = String(decoding: try report.jsonData(), as: UTF8.self)
+        #expect(json.contains(#""skippedTargets""#) && json.contains(#""reason" : "maximumPageLoads (1)""#), "\(json)")
     }
 }
