@@ -43,6 +43,9 @@ extension PageCrawl {
                 if response.mutations.contains(where: { $0.type == "replacePage" }) {
                     await followPagination(store, log: log, check: check)
                 }
+            case .failed(let error)
+            where configuration.expectedProblems[action.name]?.contains { $0.code == error.code } == true:
+                checkExpectedProblem(error, action: action.name, check: check, request: requestText)
             case .failed(let error):
                 let isMutation = ["mutation_target_not_found", "no_document"].contains(error.code)
                 record(
@@ -53,6 +56,28 @@ extension PageCrawl {
                 break
             }
         }
+    }
+
+    /// A problem the action may answer with (``VerifierConfiguration/expectedProblems``) is a legal outcome; it
+    /// must still be a problem document with the declared status.
+    func checkExpectedProblem(_ error: PageLoadError, action: String, check: String, request: String) {
+        let declared = configuration.expectedProblems[action]?.filter { $0.code == error.code } ?? []
+        guard let problem = error.problem else {
+            record(
+                ViolationCode.invalidProblemResponse, check, request: request,
+                message: "the expected problem \(error.code) of \(action) came without an application/problem+json body"
+            )
+            return
+        }
+        guard declared.contains(where: { $0.status == nil || $0.status == problem.status }) else {
+            let statuses = declared.compactMap(\.status).map(String.init).joined(separator: " or ")
+            record(
+                ViolationCode.invalidProblemResponse, check, request: request, path: JSONPointer.root / "status",
+                message: "the expected problem \(error.code) of \(action) came with another status",
+                expected: statuses, actual: String(problem.status))
+            return
+        }
+        report.expectedProblems += 1
     }
 
     /// Fires, against the document the store holds after `chunks` chunks (0: the first page), the actions of

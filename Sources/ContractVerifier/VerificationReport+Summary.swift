@@ -10,6 +10,7 @@ extension VerificationReport {
             var facts = [page.state, "\(page.sections) sections", "\(page.widgets) widgets"]
             if page.cursors > 0 { facts.append("\(page.cursors) cursors") }
             if page.actionRequests > 0 { facts.append("\(page.actionRequests) action requests") }
+            if page.expectedProblems > 0 { facts.append("\(page.expectedProblems) expected problems") }
             if !page.degradations.isEmpty { facts.append("\(page.degradations.count) degradations") }
             if page.violationCount > 0 { facts.append("\(page.violationCount) violations") }
             lines.append("  \(mark) \(page.page.padded(to: width))  \(facts.joined(separator: ", "))")

@@ -29,6 +29,9 @@ public struct PageReport: Sendable, Hashable, Codable {
     public var actions: [String] = []
     /// Api action requests sent.
     public var actionRequests = 0
+    /// Action requests answered with an expected problem (``VerifierConfiguration/expectedProblems``) of the right
+    /// shape: legal outcomes, not violations.
+    public var expectedProblems = 0
     public var checks: [CheckResult] = []
     /// What the server changed for the declared client (`degradations` of the first page, e.g.
     /// `widget_dropped totals.divider`); empty without `--capabilities`.

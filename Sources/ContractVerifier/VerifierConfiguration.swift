@@ -26,6 +26,11 @@ public struct VerifierConfiguration: Sendable {
     /// Crawl every page the server's index (`GET /v1/pages`) lists, after the entry pages (`--all`). Default
     /// false: the index is only read to warn about pages the crawl did not reach.
     public var crawlAll = false
+    /// Problem answers that are legal outcomes of an api action, by action name (`--pages` reads them from the page
+    /// files' declared answers; `--expect-problem NAME=CODE[:STATUS]` adds more). Such an answer is checked for
+    /// its shape — `application/problem+json` with the declared code, and the declared status when one is given —
+    /// and is not an `action_failed`. Default none.
+    public var expectedProblems: [String: [ExpectedProblem]] = [:]
 
     public init(
         baseURL: URL, entryPages: [PageTarget] = [PageTarget(pageID: "home")], maximumChunks: Int = 10_000,
@@ -41,6 +46,33 @@ public struct VerifierConfiguration: Sendable {
         self.timeout = timeout
         self.headers = headers
         self.maximumViolationsPerCheck = maximumViolationsPerCheck
+    }
+}
+
+/// A problem an api action may answer with, as a legal outcome (a business error such as `409
+/// order_already_shipped`).
+public struct ExpectedProblem: Sendable, Hashable {
+    /// The problem's stable `code`.
+    public var code: String
+    /// The HTTP status it must come with; `nil` accepts any 4xx or 5xx.
+    public var status: Int?
+
+    public init(code: String, status: Int? = nil) {
+        self.code = code
+        self.status = status
+    }
+
+    /// Parses `NAME=CODE` or `NAME=CODE:STATUS` (the `--expect-problem` form): the action name and the problem.
+    public static func parse(_ text: String) -> (action: String, problem: ExpectedProblem)? {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else { return nil }
+        let problem = parts[1].split(separator: ":", maxSplits: 1).map(String.init)
+        guard let code = problem.first, !code.isEmpty else { return nil }
+        guard problem.count == 1 else {
+            guard let status = Int(problem[1]), (400...599).contains(status) else { return nil }
+            return (parts[0], ExpectedProblem(code: code, status: status))
+        }
+        return (parts[0], ExpectedProblem(code: code))
     }
 }
 

@@ -25,6 +25,10 @@ let verifyUsage = """
       --max-variants N           parameter sets crawled per page id (8).
       --timeout SECONDS          per request (30).
       --header 'Name: value'     sent with every request, e.g. Authorization (repeatable).
+      --expect-problem NAME=CODE[:STATUS]
+                                 a problem answer that is a legal outcome of api action NAME, e.g.
+                                 orders.cancel=order_already_shipped:409 (repeatable); with --pages the
+                                 problems the page files declare are expected too.
       --config FILE              with --pages: the server configuration (default config/default.json).
       --unchecked                with --pages: serve pages even with lint errors (contract-test corpora only).
       --capabilities PROFILE     crawl as that client (its X-Flow-Client header) and fail on any widget it
@@ -47,6 +51,7 @@ struct VerifyOptions: Sendable {
     var maximumVariants = 8
     var timeout = 30.0
     var headers: [String: String] = [:]
+    var expectedProblems: [String: [ExpectedProblem]] = [:]
     var unchecked = false
     var capabilities: String?
     var profiles = "config/capability-profiles.json"
@@ -113,6 +118,13 @@ struct VerifyOptions: Sendable {
                     throw CommandLineArguments.UsageError(description: "--timeout takes seconds, not \(text)")
                 }
                 timeout = seconds
+            case "--expect-problem":
+                let text = try value(flag)
+                guard let (action, problem) = ExpectedProblem.parse(text) else {
+                    throw CommandLineArguments.UsageError(
+                        description: "--expect-problem takes NAME=CODE or NAME=CODE:STATUS (400–599), not \(text)")
+                }
+                expectedProblems[action, default: []].append(problem)
             case "--header":
                 let text = try value(flag)
                 guard let colon = text.firstIndex(of: ":") else {
@@ -152,10 +164,16 @@ func verify(_ arguments: [String]) -> Never {
     var entryPages = options.entryPages
     var service: BFFService?
     let baseURL: URL
+    var expectedProblems = options.expectedProblems
     if let directory = options.pages {
         let started = startVerifyServer(directory: directory, options: options)
         service = started.service
         baseURL = URL(string: started.service.baseURL)!
+        for (name, action) in started.service.application.catalog.actions {
+            for problem in action.declaredProblems {
+                expectedProblems[name, default: []].append(ExpectedProblem(code: problem.code, status: problem.status))
+            }
+        }
         for id in started.pageIDs where !entryPages.contains(PageTarget(pageID: id)) {
             entryPages.append(PageTarget(pageID: id))
         }
@@ -185,6 +203,7 @@ func verify(_ arguments: [String]) -> Never {
         maximumPageLoads: options.maximumPageLoads, maximumParameterSetsPerPage: options.maximumVariants,
         timeout: options.timeout, headers: headers, capabilities: profile)
     configuration.crawlAll = options.all
+    configuration.expectedProblems = expectedProblems
     let server = service
     let pagesDirectory = options.pages
     let progress = options.progress

@@ -160,6 +160,12 @@ public struct CatalogAction: Sendable {
     /// a single answer without `when`.
     var isMatched = false
 
+    /// The problems its answers declare (`{"when": …, "problem": {…}}`): legal outcomes of the action, which
+    /// `flow-bff verify --pages` expects rather than reports.
+    public var declaredProblems: [ProblemDetails] {
+        rules.compactMap { if case .problem(let problem) = $0.answer { problem } else { nil } }
+    }
+
     /// Every response it can answer with, placeholders unfilled (for the widgets its answers can bring).
     var responses: [ActionResponse] {
         guard !rules.isEmpty else { return [response] }
