@@ -55,6 +55,12 @@ final class PageCrawl {
         case .loaded, .loading: report.state = "loaded"
         }
         record(log.since(0), check: "load", request: loader.describe(initialRequest))
+        if let id = store.peek(\.page?.id), id != target.pageID {
+            record(
+                ViolationCode.pageIDMismatch, "load", request: loader.describe(initialRequest),
+                path: JSONPointer("/page/id"), message: "the page's id is not the page id of the route",
+                expected: target.pageID, actual: id)
+        }
         if let page = store.peek(\.page) { lint(page, check: "load", request: loader.describe(initialRequest)) }
         await checkHTTP()
         // A device shows `.empty` and never asks an empty page for more (the lint reports its pagination).

@@ -57,6 +57,8 @@ public enum ViolationCode {
     /// A page, chunk or action response decodes or lints (`PageValidator`) with an error diagnostic (e.g.
     /// `invalid_content`, `missing_children`, `budget_exceeded`).
     public static let errorDiagnostic = "error_diagnostic"
+    /// A first load answers a page whose `id` is not the requested page id (the page id of the route).
+    public static let pageIDMismatch = "page_id_mismatch"
     /// A section id or top-level widget id repeats across the paginated document.
     public static let duplicateID = "duplicate_id"
     /// A next-page request fails.
@@ -104,7 +106,7 @@ public enum ViolationCode {
 
     /// Every code, in documentation order.
     public static let all = [
-        pageFailed, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
+        pageFailed, pageIDMismatch, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
         wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, contentLost, localeMismatch,
