@@ -34,6 +34,10 @@ extension PageCrawl {
             names.insert(action.name)
             report.actionRequests += 1
             let outcome = await dispatcher.dispatch(action.event, of: action.widget, value: value)
+            // Probed only for an action the server answers: for one it does not know, 404 unknown_action comes first.
+            if case .applied = outcome, configuration.negativeProbes, probedActions.insert(action.name).inserted {
+                await probeMalformedActions(request, widget: action.widget, check: check)
+            }
             switch outcome {
             case .applied(let response):
                 let found = Array(log.since(diagnosticsBefore))

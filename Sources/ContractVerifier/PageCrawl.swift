@@ -18,6 +18,8 @@ final class PageCrawl {
     var firstAnswer: HTTPProbe.Response?
     /// The api actions already fired (`name widgetID event`), each at the first point the device holds it.
     var firedActions: Set<String> = []
+    /// The api actions already sent malformed requests (``probeMalformedActions(_:request:)``).
+    var probedActions: Set<String> = []
 
     /// The widget-state key the lifecycle checks set and read.
     static let probeKey = "flow-bff.verify.probe"
@@ -63,6 +65,7 @@ final class PageCrawl {
         }
         if let page = store.peek(\.page) { lint(page, check: "load", request: loader.describe(initialRequest)) }
         await checkHTTP()
+        if configuration.negativeProbes, target == configuration.entryPages.first { await probeUnknownPage() }
         // A device shows `.empty` and never asks an empty page for more (the lint reports its pagination).
         if state != .empty { await paginate(store, log: log) }
         guard let document = store.peek(\.page) else { return }

@@ -31,6 +31,11 @@ public struct VerifierConfiguration: Sendable {
     /// its shape — `application/problem+json` with the declared code, and the declared status when one is given —
     /// and is not an `action_failed`. Default none.
     public var expectedProblems: [String: [ExpectedProblem]] = [:]
+    /// Send requests a device never sends, to check they are refused as the contract says: a page id that does not
+    /// exist (`404` problem+json), an action request naming a widget the page does not have (`400 unknown_widget`)
+    /// or an event the widget does not declare (`400 undeclared_event`). `verify` targets test and staging
+    /// servers, so this is on; `--no-negative-probes` turns it off. Default true.
+    public var negativeProbes = true
 
     public init(
         baseURL: URL, entryPages: [PageTarget] = [PageTarget(pageID: "home")], maximumChunks: Int = 10_000,

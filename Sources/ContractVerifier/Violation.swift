@@ -106,7 +106,8 @@ public enum ViolationCode {
 
     /// Every code, in documentation order.
     public static let all = [
-        pageFailed, pageIDMismatch, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated, replayMismatch,
+        pageFailed, pageIDMismatch, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated,
+        replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
         wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, contentLost, localeMismatch,

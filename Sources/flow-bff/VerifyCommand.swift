@@ -25,6 +25,8 @@ let verifyUsage = """
       --max-variants N           parameter sets crawled per page id (8).
       --timeout SECONDS          per request (30).
       --header 'Name: value'     sent with every request, e.g. Authorization (repeatable).
+      --no-negative-probes       do not send requests a device never sends (a page that does not exist, an action
+                                 naming an unknown widget or an undeclared event) to check they are refused.
       --expect-problem NAME=CODE[:STATUS]
                                  a problem answer that is a legal outcome of api action NAME, e.g.
                                  orders.cancel=order_already_shipped:409 (repeatable); with --pages the
@@ -52,6 +54,7 @@ struct VerifyOptions: Sendable {
     var timeout = 30.0
     var headers: [String: String] = [:]
     var expectedProblems: [String: [ExpectedProblem]] = [:]
+    var negativeProbes = true
     var unchecked = false
     var capabilities: String?
     var profiles = "config/capability-profiles.json"
@@ -109,6 +112,7 @@ struct VerifyOptions: Sendable {
                 }
                 progress = mode
             case "--all": all = true
+            case "--no-negative-probes": negativeProbes = false
             case "--max-chunks": maximumChunks = try number(flag)
             case "--max-pages": maximumPageLoads = try number(flag)
             case "--max-variants": maximumVariants = try number(flag)
@@ -204,6 +208,7 @@ func verify(_ arguments: [String]) -> Never {
         timeout: options.timeout, headers: headers, capabilities: profile)
     configuration.crawlAll = options.all
     configuration.expectedProblems = expectedProblems
+    configuration.negativeProbes = options.negativeProbes
     let server = service
     let pagesDirectory = options.pages
     let progress = options.progress

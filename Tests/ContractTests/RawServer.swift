@@ -21,12 +21,36 @@ import Synchronization
 /// `setState` switches to it when it answers (a backend whose actions change what later loads return).
 /// `POST /v1/pages/{id}/next` with `{"postback": P}` is matched as `GET …/next?postback=P` (the contract's two
 /// spellings) unless the table says `"postNext": false`.
+/// Like a conforming server, it refuses an action request naming a widget that no body of the table has (`400
+/// unknown_widget`) or an event the widget does not declare (`400 undeclared_event`), before any route — unless
+/// the table says `"checksActions": false` (a server that answers whatever it is sent).
 final class RawServer: Sendable {
     struct Table: Decodable {
         var entry: [String]
         var compression: Bool?
         var postNext: Bool?
+        var checksActions: Bool?
+        /// The answer to a request no route matches; default a `404` problem+json `page_not_found`.
+        var notFound: Answer?
         var routes: [Route]
+
+        /// Widget id → the events its `actions` declare, from every JSON body of the table.
+        var widgetEvents: [String: Set<String>] {
+            var found: [String: Set<String>] = [:]
+            func walk(_ value: JSONValue) {
+                switch value {
+                case .object(let object):
+                    if case .string(let id)? = object["id"], case .object(let actions)? = object["actions"] {
+                        found[id, default: []].formUnion(actions.members.map(\.key))
+                    }
+                    for member in object.members { walk(member.value) }
+                case .array(let items): items.forEach(walk)
+                default: break
+                }
+            }
+            for route in routes { for answer in route.responses { answer.body.map(walk) } }
+            return found
+        }
     }
 
     struct Route: Decodable {
@@ -69,8 +93,10 @@ final class RawServer: Sendable {
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.workerThreads = 1
         configuration.compression.enabled = table.compression ?? true
+        let widgets = table.checksActions ?? true ? table.widgetEvents : nil
         server = HTTPServer(configuration: configuration) { request in
-            RawServer.answer(request, table: table, turns: turns)
+            if let widgets, let refusal = RawServer.refusal(of: request, widgets: widgets) { return refusal }
+            return RawServer.answer(request, table: table, turns: turns)
         }
     }
 
@@ -89,18 +115,43 @@ final class RawServer: Sendable {
             if let wanted = route.state, wanted != state { continue }
             if let next = route.setState { turns.state.withLock { $0 = next } }
             let turn = turns.next(index)
-            let answer = route.responses[turn % route.responses.count]
-            var headers = HTTPFields()
-            for (name, value) in (answer.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.set(name, value) }
-            let bytes = answer.text.map { Array($0.utf8) } ?? answer.body.map { JSONWriter().write($0) } ?? []
-            if headers["Content-Type"] == nil, answer.body != nil { headers.set("Content-Type", "application/json") }
-            return .response(
-                HTTPResponse(status: HTTPStatus(code: answer.status ?? 200), headers: headers, body: .bytes(bytes)))
+            return response(route.responses[turn % route.responses.count], status: 200)
         }
+        if let answer = table.notFound { return response(answer, status: 404) }
         let problem = ProblemDetails(
             status: 404, code: "page_not_found", title: "Not found", detail: "No route for \(request.target).")
         return .response(
             .bytes(JSONWriter().write(problem.json), contentType: ProblemDetails.mediaType, status: 404))
+    }
+
+    /// `answer` as sent: its headers (`Content-Type: application/json` for a JSON body by default), its body, its
+    /// status or `status`.
+    static func response(_ answer: Answer, status: Int) -> HTTPReply {
+        var headers = HTTPFields()
+        for (name, value) in (answer.headers ?? [:]).sorted(by: { $0.key < $1.key }) { headers.set(name, value) }
+        let bytes = answer.text.map { Array($0.utf8) } ?? answer.body.map { JSONWriter().write($0) } ?? []
+        if headers["Content-Type"] == nil, answer.body != nil { headers.set("Content-Type", "application/json") }
+        return .response(
+            HTTPResponse(status: HTTPStatus(code: answer.status ?? status), headers: headers, body: .bytes(bytes)))
+    }
+
+    /// The contract's `400` for an action request whose widget or event the table's bodies do not declare.
+    static func refusal(of request: HTTPRequest, widgets: [String: Set<String>]) -> HTTPReply? {
+        guard request.method.rawValue == "POST", request.path.hasPrefix("/v1/actions/"),
+            let body = try? JSONParser().parse(request.body), let widgetID = body["widgetID"]?.stringValue,
+            let event = body["event"]?.stringValue
+        else { return nil }
+        let problem: ProblemDetails
+        if let events = widgets[widgetID] {
+            guard !events.contains(event) else { return nil }
+            problem = ProblemDetails(
+                status: 400, code: "undeclared_event", title: "Undeclared event", detail: "\(widgetID) has no \(event)."
+            )
+        } else {
+            problem = ProblemDetails(
+                status: 400, code: "unknown_widget", title: "Unknown widget", detail: "No widget \(widgetID).")
+        }
+        return .response(.bytes(JSONWriter().write(problem.json), contentType: ProblemDetails.mediaType, status: 400))
     }
 
     static func matches(_ route: Route, _ request: HTTPRequest) -> Bool {
