@@ -14,6 +14,11 @@ final class HTTPProbe: Sendable {
         var status: Int
         var headers: [String: String]
         var body: [UInt8]
+        /// The `X-Request-ID` the request carried: a fresh one per request (docs/contract.md § 14).
+        var requestID = ""
+
+        /// True when the answer carries the request's `X-Request-ID`.
+        var echoesRequestID: Bool { header("X-Request-ID") == requestID }
 
         /// The header `name`, case-insensitively.
         func header(_ name: String) -> String? {
@@ -72,6 +77,9 @@ final class HTTPProbe: Sendable {
         for (name, value) in self.headers { request.setValue(value, forHTTPHeaderField: name) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         for name in removing { request.setValue(nil, forHTTPHeaderField: name) }
+        // A fresh id per probe, so each answer's echo can be told apart (a configured header still wins).
+        let requestID = headers["X-Request-ID"] ?? self.headers["X-Request-ID"] ?? "verify-" + UUID().uuidString
+        request.setValue(requestID, forHTTPHeaderField: "X-Request-ID")
         let data: Data
         let response: URLResponse
         do {
@@ -88,7 +96,7 @@ final class HTTPProbe: Sendable {
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields[name] = value }
         }
-        return Response(status: http.statusCode, headers: fields, body: Array(data))
+        return Response(status: http.statusCode, headers: fields, body: Array(data), requestID: requestID)
     }
 
     /// `METHOD /path?query`.

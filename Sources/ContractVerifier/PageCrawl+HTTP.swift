@@ -35,6 +35,7 @@ extension PageCrawl {
         report.degradations = degradations.map { [$0.code, $0.widgetID ?? $0.sectionID ?? ""].joined(separator: " ") }
         await checkContentLoss(degradations, urlRequest: urlRequest, request: requestText)
         firstAnswer = identity
+        checkRequestID(gzip, check: "http", request: requestText)
         checkContentType(gzip, expected: "application/json", check: "http", request: requestText)
         checkGzip(gzip: gzip, identity: identity, request: requestText)
         await checkETag(of: gzip, urlRequest: urlRequest, encoding: "gzip", request: requestText)
@@ -131,6 +132,15 @@ extension PageCrawl {
             ViolationCode.wrongContentType, check, request: request,
             message: "a \(response.status) answer is \(mediaType ?? "without Content-Type")",
             expected: expected, actual: response.header("Content-Type") ?? "(absent)")
+    }
+
+    /// An answer must carry the request's `X-Request-ID` (docs/contract.md § 14).
+    func checkRequestID(_ response: HTTPProbe.Response, check: String, request: String) {
+        guard !response.echoesRequestID else { return }
+        record(
+            ViolationCode.requestIDNotEchoed, check, request: request,
+            message: "the answer does not carry the request's X-Request-ID", expected: response.requestID,
+            actual: response.header("X-Request-ID") ?? "(absent)")
     }
 
     /// An error answer must be a 4xx `application/problem+json` whose body's `status` matches (and, when given,

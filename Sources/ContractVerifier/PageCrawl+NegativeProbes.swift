@@ -14,6 +14,7 @@ extension PageCrawl {
             record(ViolationCode.invalidProblemResponse, check, request: requestText, message: "no answer")
             return
         }
+        checkRequestID(response, check: check, request: requestText)
         guard !(200..<300).contains(response.status) else { return }
         guard response.status == 404 else {
             record(

@@ -59,6 +59,8 @@ public enum ViolationCode {
     public static let errorDiagnostic = "error_diagnostic"
     /// A first load answers a page whose `id` is not the requested page id (the page id of the route).
     public static let pageIDMismatch = "page_id_mismatch"
+    /// An answer does not carry the request's `X-Request-ID` (docs/contract.md § 14).
+    public static let requestIDNotEchoed = "request_id_not_echoed"
     /// A section id or top-level widget id repeats across the paginated document.
     public static let duplicateID = "duplicate_id"
     /// A next-page request fails.
@@ -106,7 +108,8 @@ public enum ViolationCode {
 
     /// Every code, in documentation order.
     public static let all = [
-        pageFailed, pageIDMismatch, errorDiagnostic, duplicateID, paginationFailed, paginationNotTerminated,
+        pageFailed, pageIDMismatch, requestIDNotEchoed, errorDiagnostic, duplicateID, paginationFailed,
+        paginationNotTerminated,
         replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,

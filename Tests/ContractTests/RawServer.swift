@@ -30,6 +30,8 @@ final class RawServer: Sendable {
         var compression: Bool?
         var postNext: Bool?
         var checksActions: Bool?
+        /// Whether answers carry the request's `X-Request-ID` (default true, as the contract says).
+        var echoesRequestID: Bool?
         /// The answer to a request no route matches; default a `404` problem+json `page_not_found`.
         var notFound: Answer?
         var routes: [Route]
@@ -94,9 +96,16 @@ final class RawServer: Sendable {
         configuration.workerThreads = 1
         configuration.compression.enabled = table.compression ?? true
         let widgets = table.checksActions ?? true ? table.widgetEvents : nil
+        let echoes = table.echoesRequestID ?? true
         server = HTTPServer(configuration: configuration) { request in
-            if let widgets, let refusal = RawServer.refusal(of: request, widgets: widgets) { return refusal }
-            return RawServer.answer(request, table: table, turns: turns)
+            var reply =
+                widgets.flatMap { RawServer.refusal(of: request, widgets: $0) }
+                ?? RawServer.answer(request, table: table, turns: turns)
+            if echoes, case .response(var response) = reply, let id = request.headers["X-Request-ID"] {
+                response.headers.set("X-Request-ID", id)
+                reply = .response(response)
+            }
+            return reply
         }
     }
 
