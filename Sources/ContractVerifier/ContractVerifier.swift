@@ -95,6 +95,7 @@ public final class ContractVerifier {
             report.pages.append(crawl.report)
             progress.pagesDone += 1
             progress.violations += crawl.report.violationCount
+            progress.actionRequests += crawl.report.actionRequests
             pageIDs.insert(target.pageID)
             actionNames.formUnion(crawl.report.actions)
             report.coverage.sections += crawl.report.sections

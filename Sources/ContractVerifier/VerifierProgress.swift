@@ -19,6 +19,8 @@ public struct VerifierProgress: Sendable, Hashable {
     public var page: String
     /// Next pages followed on that page target so far.
     public var chunks: Int
+    /// Api action requests sent by the page targets crawled completely.
+    public var actionRequests = 0
 
     public init(event: Event, pagesDone: Int, pagesQueued: Int, violations: Int, page: String, chunks: Int = 0) {
         self.event = event
@@ -29,9 +31,11 @@ public struct VerifierProgress: Sendable, Hashable {
         self.chunks = chunks
     }
 
-    /// `verify: 3/7 pages, 2 violations, feed (400 chunks)`.
+    /// `verify: 3/7 pages, 12 action requests, 2 violations, feed (400 chunks)`.
     public var line: String {
-        var text = "verify: \(pagesDone)/\(pagesQueued) pages, \(violations) violations"
+        var text = "verify: \(pagesDone)/\(pagesQueued) pages"
+        if actionRequests > 0 { text += ", \(actionRequests) action requests" }
+        text += ", \(violations) violations"
         if event != .pageFinished || pagesDone < pagesQueued {
             text += ", \(page)" + (chunks > 0 ? " (\(chunks) chunks)" : "")
         }

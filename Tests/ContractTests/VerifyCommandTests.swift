@@ -135,7 +135,7 @@ import Testing
         ])
         #expect(result.status == 1, "\(result.output)\n\(result.errors)")
         #expect(result.output.contains("report written: \(github) (github)"))
-        #expect(result.errors.contains("verify: 1/1 pages, 1 violations (done)"))
+        #expect(result.errors.contains("verify: 1/1 pages, 2 action requests, 1 violations (done)"), "\(result.errors)")
         #expect(!result.output.contains("verify: 1/1 pages"), "progress stays off standard output")
         let annotations = try String(contentsOfFile: github, encoding: .utf8)
         // The canned answer of home.clearDeals is on line 9 of home.json.

@@ -66,3 +66,13 @@ import Testing
         #expect(render(.off, terminal: false).isEmpty)
     }
 }
+
+/// The progress line counts the action requests sent (issue 32), once there are some.
+@Suite struct VerifierProgressLineTests {
+    @Test func actionsAreCountedOnceThereAreSome() {
+        var progress = VerifierProgress(event: .pageFinished, pagesDone: 2, pagesQueued: 5, violations: 1, page: "cart")
+        #expect(progress.line == "verify: 2/5 pages, 1 violations, cart")
+        progress.actionRequests = 12
+        #expect(progress.line == "verify: 2/5 pages, 12 action requests, 1 violations, cart")
+    }
+}
