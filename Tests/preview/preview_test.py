@@ -339,12 +339,13 @@ def main():
               and "body bytes" not in text and "own requests" in text,
               "no session: only the preview's own requests, with the answer's size: %r" % text)
         open_page("?page=cart&session=panel-test")
-        other_client("/v1/pages/home", "panel-test")
+        home_bytes = other_client("/v1/pages/home", "panel-test")
         other_client("/v1/pages/checkout")
         wait.until(lambda d: "/v1/pages/home" in panel())
         time.sleep(0.5)
         text = panel()
-        check("GET /v1/pages/home → 200 · other client" in text and "/v1/pages/checkout" not in text
+        check("GET /v1/pages/home → 200 · other client, {:,} B".format(home_bytes) in text
+              and "/v1/pages/checkout" not in text
               and "Session panel-test" in text and "/v1/pages/cart → 200 · {:,} B".format(cart_bytes) in text,
               "session: the preview's requests and the session's other clients, no one else's: %r" % text)
         driver.save_screenshot(os.path.join(ARTIFACTS, "requests-session.png"))

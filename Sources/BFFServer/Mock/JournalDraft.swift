@@ -44,10 +44,11 @@ struct JournalDraft: Sendable {
         }.joined(separator: "; ")
     }
 
-    /// Records the entry with `status` (0 when a fault sent nothing).
-    func record(status: Int) {
+    /// Records the entry with `status` (0 when a fault sent nothing) and the answer's body bytes as sent.
+    func record(status: Int, responseBytes: Int = 0) {
         var entry = entry
         entry.status = status
+        entry.responseBytes = responseBytes
         journal.append(entry)
     }
 }

@@ -392,6 +392,7 @@ extension MockLayer {
             "bodyBytes": .number(Double(entry.bodyBytes)),
             "bodySHA256": .string(entry.bodyDigest),
             "status": .number(Double(entry.status)),
+            "responseBytes": .number(Double(entry.responseBytes)),
             "faults": .array(entry.faults.map { .string($0) }),
         ]
         var object = value.objectValue!

@@ -130,7 +130,7 @@ final class MockLayer: Sendable {
             draft.entry.detail = problem["detail"]?.stringValue
         }
         let entry = draft
-        response.onSent = { sent in entry.record(status: sent.status) }
+        response.onSent = { sent in entry.record(status: sent.status, responseBytes: sent.bodyBytes) }
         return response
     }
 }

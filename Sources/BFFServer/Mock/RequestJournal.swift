@@ -19,6 +19,9 @@ public struct JournalEntry: Sendable {
     public var bodyTruncated = false
     /// The status sent; 0 when a fault sent none (reset, empty).
     public var status: Int
+    /// Bytes of the answer's body as sent (gzipped when it went gzipped; 0 for a `304`, a `HEAD` or a fault that
+    /// sent nothing).
+    public var responseBytes = 0
     public var session: String?
     public var scenario: String?
     /// Simulation applied: `latency=120ms`, `reset`, `status=503`, `truncate`, `drip`.

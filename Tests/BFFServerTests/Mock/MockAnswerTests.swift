@@ -173,6 +173,22 @@ import Testing
         }
     }
 
+    /// The journal records how many body bytes each answer sent (the preview's requests panel shows them).
+    @Test func theJournalRecordsTheAnswersSize() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let http = HTTPTestClient(port: server.port)
+            let page = try await http.get("/v1/pages/home", headers: [("X-Flow-Session", "sizes-1")])
+            let etag = try #require(page.header("ETag"))
+            let revalidated = try await http.get(
+                "/v1/pages/home", headers: [("X-Flow-Session", "sizes-1"), ("If-None-Match", etag)])
+            #expect(revalidated.status == 304)
+            let entries = try #require(
+                try json(try await http.get("/__admin/journal?session=sizes-1"))["entries"]?.arrayValue)
+            #expect(entries.map { $0["status"] } == [200, 304])
+            #expect(entries.map { $0["responseBytes"] } == [.number(Double(page.body.count)), 0])
+        }
+    }
+
     @Test func longBodiesAreJournaledTruncatedWithAFlag() async throws {
         try await withTestServer(configuration: mockConfiguration { $0.journalBodyBytes = 16 }) { server in
             let http = HTTPTestClient(port: server.port)

@@ -452,14 +452,17 @@ function logRequest(row) {
 function drawRequests() {
   const scope = !choice.session ? "This preview's own requests (no session: other clients are left out)."
     : "Session " + choice.session + ": this preview's requests"
-      + (journalRead ? " and other clients' in the session (journal; their answer sizes are not journaled)." : ".");
+      + (journalRead ? " and other clients' in the session (journal)." : ".");
   const journal = journalRead ? "" : choice.live === "0" ? " Journal not read (live=0)." : " Journal not read.";
   document.getElementById("requests-scope").textContent = scope + journal + " Sizes: bytes of each answer.";
   const items = requestLog.slice(-60).reverse().map((row) => {
     const target = row.target.length > 90 ? row.target.slice(0, 87) + "…" : row.target;
     const notes = [];
     if (row.own) notes.push(row.bytes === undefined ? "…" : row.bytes.toLocaleString("en") + " B");
-    else notes.push(row.requestBytes > 0 ? "other client, sent " + row.requestBytes + " B" : "other client");
+    else {
+      notes.push("other client, " + row.responseBytes.toLocaleString("en") + " B"
+        + (row.requestBytes > 0 ? " (sent " + row.requestBytes.toLocaleString("en") + " B)" : ""));
+    }
     if (row.faults?.length) notes.push("fault " + row.faults.join(" "));
     if (row.scenario) notes.push("scenario " + row.scenario);
     const status = row.status === undefined ? "" : " → " + row.status + (row.problem ? " " + row.problem : "");
@@ -487,7 +490,7 @@ async function pollJournal() {
       } else if (choice.session && !id?.startsWith(requestPrefix)) {
         logRequest({ id: "journal-" + entry.sequence, method: entry.method, target: entry.target,
           status: entry.status, problem: entry.problem, faults: entry.faults, scenario: entry.scenario,
-          requestBytes: entry.bodyBytes });
+          requestBytes: entry.bodyBytes, responseBytes: entry.responseBytes });
       }
     }
     drawRequests();
