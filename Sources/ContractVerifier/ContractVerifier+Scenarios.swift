@@ -24,6 +24,7 @@ extension ContractVerifier {
                 for var page in found.pages {
                     page.relabel(label)
                     report.pages.append(page)
+                    report.coverage.exercised.formUnion(page.exercised)
                     progress.violations += page.violationCount
                     report.coverage.sections += page.sections
                     report.coverage.widgets += page.widgets

@@ -102,6 +102,7 @@ public final class ContractVerifier {
             report.coverage.widgets += crawl.report.widgets
             report.coverage.cursors += crawl.report.cursors
             report.coverage.actionRequests += crawl.report.actionRequests
+            report.coverage.exercised.formUnion(crawl.report.exercised)
             for link in crawl.links {
                 if referrers[link] == nil { referrers[link] = target.description }
                 enqueue(link, from: target.description)

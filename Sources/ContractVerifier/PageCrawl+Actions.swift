@@ -40,6 +40,8 @@ extension PageCrawl {
             }
             switch outcome {
             case .applied(let response):
+                report.exercised.mutationTypes.formUnion(response.mutations.map(\.type))
+                report.exercised.effectTypes.formUnion(response.effects.map(\.type))
                 let found = Array(log.since(diagnosticsBefore))
                 checkResponse(response, diagnostics: found, check: check, request: requestText)
                 lint(response, check: check, request: requestText)

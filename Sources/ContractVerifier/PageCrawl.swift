@@ -73,6 +73,8 @@ final class PageCrawl {
         let scan = DocumentScan(document)
         report.sections = document.sections.count
         report.widgets = scan.widgetCount
+        report.exercised.widgetTypes.formUnion(scan.widgetTypes)
+        report.exercised.actionTypes.formUnion(scan.actionTypes)
         links.append(contentsOf: scan.links)
         await fireActions(scan.apiActions, on: document, store: store, log: log)
         await checkRevalidation()
@@ -137,6 +139,9 @@ struct DocumentScan {
     var links: [PageTarget] = []
     var apiActions: [APIAction] = []
     var widgetCount = 0
+    /// The widget types and the action types of their `actions` met.
+    var widgetTypes: Set<String> = []
+    var actionTypes: Set<String> = []
 
     init(_ page: PageModel) {
         walk(page.header)
@@ -151,8 +156,10 @@ struct DocumentScan {
     private mutating func walk(_ widgets: [Widget]) {
         for widget in widgets {
             widgetCount += 1
+            widgetTypes.insert(widget.type)
             for event in widget.actions.keys.sorted() {
                 let action = widget.actions[event]!
+                actionTypes.insert(action.type)
                 if case .api(let name, _) = action {
                     apiActions.append(APIAction(widget: widget, event: event, name: name))
                 } else if let link = Self.link(action) {

@@ -49,6 +49,7 @@ extension VerificationReport {
         }
         lines.append("")
         lines.append(coverage.line)
+        lines.append(coverage.exercised.line)
         lines.append(contentsOf: coverage.warnings)
         let seconds = (durationSeconds * 100).rounded() / 100
         lines.append(

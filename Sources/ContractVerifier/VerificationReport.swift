@@ -29,6 +29,8 @@ public struct PageReport: Sendable, Hashable, Codable {
     public var actions: [String] = []
     /// Api action requests sent.
     public var actionRequests = 0
+    /// The kinds of things the crawl of this target met.
+    public var exercised = ExercisedKinds()
     /// Action requests answered with an expected problem (``VerifierConfiguration/expectedProblems``) of the right
     /// shape: legal outcomes, not violations.
     public var expectedProblems = 0
@@ -70,6 +72,8 @@ public struct Coverage: Sendable, Hashable, Codable {
     public var scenarios = 0
     /// Mock scenarios crawled (each as its page with `X-Flow-Scenario`; with `--all`).
     public var crawledScenarios = 0
+    /// The widget, action, effect and mutation types the crawl met, over every page target.
+    public var exercised = ExercisedKinds()
 
     public init() {}
 
@@ -103,6 +107,37 @@ public struct Coverage: Sendable, Hashable, Codable {
                 ", \(skippedLinks) linked page targets not crawled (limits: \(names)\(more); the JSON report lists all)"
         }
         return text
+    }
+}
+
+/// The kinds of things a crawl met: which widget types the pages showed, which action types their widgets
+/// declared, and which effect types and mutation types the api answers it applied held — what a contract test
+/// exercised, beside the counts of ``Coverage``.
+public struct ExercisedKinds: Sendable, Hashable, Codable {
+    public var widgetTypes: Set<String> = []
+    public var actionTypes: Set<String> = []
+    public var effectTypes: Set<String> = []
+    public var mutationTypes: Set<String> = []
+
+    public init() {}
+
+    mutating func formUnion(_ other: ExercisedKinds) {
+        widgetTypes.formUnion(other.widgetTypes)
+        actionTypes.formUnion(other.actionTypes)
+        effectTypes.formUnion(other.effectTypes)
+        mutationTypes.formUnion(other.mutationTypes)
+    }
+
+    /// `exercised: 9 widget types (button, carousel, …), 4 action types (…), 2 effect types (…), 3 mutation types (…)`.
+    public var line: String {
+        func list(_ types: Set<String>, _ noun: String) -> String {
+            "\(types.count) \(noun)" + (types.isEmpty ? "" : " (" + types.sorted().joined(separator: ", ") + ")")
+        }
+        return "exercised: "
+            + [
+                list(widgetTypes, "widget types"), list(actionTypes, "action types"), list(effectTypes, "effect types"),
+                list(mutationTypes, "mutation types"),
+            ].joined(separator: ", ")
     }
 }
 
