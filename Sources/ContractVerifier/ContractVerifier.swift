@@ -45,6 +45,7 @@ public final class ContractVerifier {
     public func run() async throws(VerifierError) -> VerificationReport {
         let started = ContinuousClock.now
         var report = VerificationReport(target: configuration.baseURL.absoluteString)
+        report.minimumCoverage = configuration.minimumCoverage
         guard let first = configuration.entryPages.first else {
             throw VerifierError(message: "no entry page to crawl")
         }

@@ -33,10 +33,11 @@ extension VerificationReport {
             if let actual = violation.actual { message += "\nactual: \(actual)" }
             lines.append("::error \(properties.joined(separator: ","))::\(Self.escapeData(message))")
         }
-        let verdict =
-            passed
+        var verdict =
+            violationCount == 0
             ? "flow-bff verify \(target): no contract violations"
             : "flow-bff verify \(target): \(violationCount) violations (\(codes.joined(separator: ", ")))"
+        if let shortfall = coverageShortfall { verdict += "; FAILED: " + shortfall }
         lines.append("::notice title=flow-bff verify::\(Self.escapeData(verdict + "; " + coverage.line))")
         return lines.joined(separator: "\n") + "\n"
     }

@@ -52,10 +52,12 @@ extension VerificationReport {
         lines.append(coverage.exercised.line)
         lines.append(contentsOf: coverage.warnings)
         let seconds = (durationSeconds * 100).rounded() / 100
-        lines.append(
-            passed
-                ? "PASSED: no contract violations (\(seconds) s)"
-                : "FAILED: \(violationCount) violations (\(codes.joined(separator: ", "))) (\(seconds) s)")
+        if passed {
+            lines.append("PASSED: no contract violations (\(seconds) s)")
+        } else if violationCount > 0 {
+            lines.append("FAILED: \(violationCount) violations (\(codes.joined(separator: ", "))) (\(seconds) s)")
+        }
+        if let shortfall = coverageShortfall { lines.append("FAILED: \(shortfall)") }
         return lines.joined(separator: "\n")
     }
 }

@@ -1,3 +1,5 @@
+import PageModel
+
 /// The outcome of one check on one page: its violations (at most the configured number; the rest counted).
 public struct CheckResult: Sendable, Hashable, Codable {
     /// `load`, `http`, `pagination`, `replay`, `tampered_cursor`, `action <name> <widgetID> <event>`, `lifecycle`.
@@ -128,6 +130,19 @@ public struct ExercisedKinds: Sendable, Hashable, Codable {
         mutationTypes.formUnion(other.mutationTypes)
     }
 
+    /// The share (0–100) of the kinds a client can meet that were exercised: `catalog`'s widget types, the
+    /// built-in action types (declared by widgets, and as effects) and the mutation types (`--min-coverage`).
+    public func percent(of catalog: WidgetCatalog = .standard) -> Double {
+        let actions = Set(ActionType.all)
+        let mutations = Set(MutationType.all)
+        let widgets = Set(catalog.types)
+        let known = widgets.count + 2 * actions.count + mutations.count
+        let met =
+            widgetTypes.intersection(widgets).count + actionTypes.intersection(actions).count
+            + effectTypes.intersection(actions).count + mutationTypes.intersection(mutations).count
+        return known == 0 ? 100 : 100 * Double(met) / Double(known)
+    }
+
     /// `exercised: 9 widget types (button, carousel, …), 4 action types (…), 2 effect types (…), 3 mutation types (…)`.
     public var line: String {
         func list(_ types: Set<String>, _ noun: String) -> String {
@@ -137,7 +152,7 @@ public struct ExercisedKinds: Sendable, Hashable, Codable {
             + [
                 list(widgetTypes, "widget types"), list(actionTypes, "action types"), list(effectTypes, "effect types"),
                 list(mutationTypes, "mutation types"),
-            ].joined(separator: ", ")
+            ].joined(separator: ", ") + "; \(Int(percent().rounded(.down)))% of the standard kinds"
     }
 }
 
@@ -174,8 +189,19 @@ public struct VerificationReport: Sendable, Hashable, Codable {
     public var violations: [Violation] { pages.flatMap(\.violations) }
     /// Every violation, suppressed ones included.
     public var violationCount: Int { pages.reduce(0) { $0 + $1.violationCount } }
-    /// True when the server honours the contract: not one violation.
-    public var passed: Bool { violationCount == 0 }
+    /// The `--min-coverage` threshold the run was held to, if any.
+    public var minimumCoverage: Double?
+    /// True when the crawl exercised at least ``minimumCoverage`` percent of the standard kinds (or had no
+    /// threshold).
+    public var coverageMet: Bool { minimumCoverage.map { coverage.exercised.percent() >= $0 } ?? true }
+    /// Why the crawl fell short of ``minimumCoverage``, or `nil`.
+    public var coverageShortfall: String? {
+        guard let minimum = minimumCoverage, !coverageMet else { return nil }
+        let percent = coverage.exercised.percent()
+        return "exercised \(Int(percent.rounded(.down)))% of the standard kinds, below --min-coverage \(Int(minimum))%"
+    }
+    /// True when the server honours the contract (not one violation) and the crawl met its coverage threshold.
+    public var passed: Bool { violationCount == 0 && coverageMet }
     /// The distinct violation codes found, sorted.
     public var codes: [String] { Array(Set(violations.map(\.code))).sorted() }
 }

@@ -36,6 +36,9 @@ public struct VerifierConfiguration: Sendable {
     /// or an event the widget does not declare (`400 undeclared_event`). `verify` targets test and staging
     /// servers, so this is on; `--no-negative-probes` turns it off. Default true.
     public var negativeProbes = true
+    /// The least share (0–100) of the standard kinds the crawl must exercise (``ExercisedKinds/percent(of:)``):
+    /// below it the run fails (`--min-coverage PERCENT`). Default `nil`: no threshold.
+    public var minimumCoverage: Double?
 
     public init(
         baseURL: URL, entryPages: [PageTarget] = [PageTarget(pageID: "home")], maximumChunks: Int = 10_000,

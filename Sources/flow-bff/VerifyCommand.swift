@@ -25,6 +25,8 @@ let verifyUsage = """
       --max-variants N           parameter sets crawled per page id (8).
       --timeout SECONDS          per request (30).
       --header 'Name: value'     sent with every request, e.g. Authorization (repeatable).
+      --min-coverage PERCENT     fail unless the crawl exercised that share of the standard kinds (widget, action,
+                                 effect and mutation types; the summary's exercised line).
       --no-negative-probes       do not send requests a device never sends (a page that does not exist, an action
                                  naming an unknown widget or an undeclared event) to check they are refused.
       --expect-problem NAME=CODE[:STATUS]
@@ -55,6 +57,7 @@ struct VerifyOptions: Sendable {
     var headers: [String: String] = [:]
     var expectedProblems: [String: [ExpectedProblem]] = [:]
     var negativeProbes = true
+    var minimumCoverage: Double?
     var unchecked = false
     var capabilities: String?
     var profiles = "config/capability-profiles.json"
@@ -113,6 +116,15 @@ struct VerifyOptions: Sendable {
                 progress = mode
             case "--all": all = true
             case "--no-negative-probes": negativeProbes = false
+            case "--min-coverage":
+                let text = try value(flag)
+                guard let percent = Double(text.hasSuffix("%") ? String(text.dropLast()) : text),
+                    (0...100).contains(percent)
+                else {
+                    throw CommandLineArguments.UsageError(
+                        description: "--min-coverage takes a percentage 0–100, not \(text)")
+                }
+                minimumCoverage = percent
             case "--max-chunks": maximumChunks = try number(flag)
             case "--max-pages": maximumPageLoads = try number(flag)
             case "--max-variants": maximumVariants = try number(flag)
@@ -209,6 +221,7 @@ func verify(_ arguments: [String]) -> Never {
     configuration.crawlAll = options.all
     configuration.expectedProblems = expectedProblems
     configuration.negativeProbes = options.negativeProbes
+    configuration.minimumCoverage = options.minimumCoverage
     let server = service
     let pagesDirectory = options.pages
     let progress = options.progress

@@ -21,4 +21,37 @@ import Testing
         let json = String(decoding: try report.jsonData(), as: UTF8.self)
         #expect(json.contains(#""mutationTypes""#))
     }
+
+    @Test func aCoverageThresholdFailsARunThatFallsShort() async throws {
+        func verify(minimum: Double) async throws -> VerificationReport {
+            try await withTestServer { server in
+                var configuration = VerifierConfiguration(
+                    baseURL: URL(string: server.baseURL)!, entryPages: [PageTarget(pageID: "cart")], maximumChunks: 50,
+                    maximumPageLoads: 1, timeout: 30)
+                configuration.minimumCoverage = minimum
+                return try await ContractVerifier(configuration: configuration).run()
+            }
+        }
+        let strict = try await verify(minimum: 100)
+        let percent = strict.coverage.exercised.percent()
+        #expect(percent > 0 && percent < 100, "the cart alone meets some kinds: \(percent)")
+        #expect(strict.violationCount == 0)
+        #expect(!strict.passed)
+        #expect(
+            strict.summary.contains(
+                "FAILED: exercised \(Int(percent))% of the standard kinds, below --min-coverage 100%"),
+            "\(strict.summary)")
+        #expect(try await verify(minimum: percent.rounded(.down)).passed)
+    }
+}
+
+extension VerifyCommandTests {
+    @Test func minCoverageFailsTheRunAndChecksItsValue() async throws {
+        let strict = try await run(["verify", "--pages", "pages", "--min-coverage", "100%"])
+        #expect(strict.status == 1, "\(strict.output)")
+        #expect(strict.output.contains("below --min-coverage 100%"))
+        let bad = try await run(["verify", "--pages", "pages", "--min-coverage", "lots"])
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains("--min-coverage takes a percentage 0–100, not lots"))
+    }
 }
