@@ -85,25 +85,9 @@ extension ActionRoutes {
         // Widgets an earlier mutation of this answer brings can be targeted by a later one.
         var brought: Set<String> = []
         for (index, mutation) in response.mutations.enumerated() {
-            let id: String
-            var bringing: [Widget] = []
-            defer { brought.formUnion(Self.widgetIDs(in: bringing)) }
-            switch mutation {
-            case .replaceWidget(let target, let widget):
-                id = target
-                bringing = [widget]
-            case .removeWidget(let target):
-                id = target
-            case .replacePage(let replacement):
-                brought.formUnion(Self.widgetIDs(in: replacement.header + replacement.sections.flatMap(\.widgets)))
-                brought.formUnion(Self.widgetIDs(in: replacement.footer))
-                continue
-            case .appendSections(let sections), .prependSections(let sections):
-                brought.formUnion(Self.widgetIDs(in: sections.flatMap(\.widgets)))
-                continue
-            }
+            defer { brought.formUnion(Self.widgetIDs(in: mutation.broughtWidgets)) }
             let path = JSONPointer.root / "mutations" / index / "id"
-            guard !template.insertedValues(at: path).isEmpty, !brought.contains(id),
+            guard let id = mutation.targetID, !template.insertedValues(at: path).isEmpty, !brought.contains(id),
                 !targets.contains(where: { $0.holds(id) })
             else { continue }
             errors.append(.error(targetNotFound, path, "no widget \"\(id)\" on page \"\(page)\""))

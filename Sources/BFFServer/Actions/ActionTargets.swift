@@ -52,17 +52,13 @@ struct ActionTargets: Sendable {
             followed[name] = responses
             for response in responses {
                 for mutation in response.mutations {
-                    switch mutation {
-                    case .replacePage(let replacement):
-                        visit(replacement)
-                        templated(replacement.header + replacement.sections.flatMap(\.widgets) + replacement.footer)
-                    case .appendSections(let sections), .prependSections(let sections):
-                        for section in sections { visit(section.widgets) }
-                        templated(sections.flatMap(\.widgets))
-                    case .replaceWidget(let target, let widget):
-                        visit([widget])
-                        templated(widget.id == target ? widget.children : [widget])
-                    case .removeWidget: break
+                    let widgets = mutation.broughtWidgets
+                    visit(widgets)
+                    // A widget that replaces itself (same id) brings no new id; its children may.
+                    if let target = mutation.targetID, let widget = widgets.first, widget.id == target {
+                        templated(widget.children)
+                    } else {
+                        templated(widgets)
                     }
                 }
                 response.effects.forEach(follow)

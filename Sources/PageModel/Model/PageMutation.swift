@@ -22,6 +22,25 @@ public enum PageMutation: Sendable, Hashable {
         case .removeWidget: MutationType.removeWidget
         }
     }
+
+    /// The id of the widget a `replaceWidget` or `removeWidget` acts on; `nil` for the others.
+    public var targetID: String? {
+        switch self {
+        case .replaceWidget(let id, _), .removeWidget(let id): id
+        case .replacePage, .appendSections, .prependSections: nil
+        }
+    }
+
+    /// The top-level widgets this mutation brings into the document (their children come with them): a replaced
+    /// page's header, section widgets and footer, the new sections' widgets, a replacement widget.
+    public var broughtWidgets: [Widget] {
+        switch self {
+        case .replacePage(let page): page.header + page.sections.flatMap(\.widgets) + page.footer
+        case .appendSections(let sections), .prependSections(let sections): sections.flatMap(\.widgets)
+        case .replaceWidget(_, let widget): [widget]
+        case .removeWidget: []
+        }
+    }
 }
 
 /// The wire names of the mutation types.

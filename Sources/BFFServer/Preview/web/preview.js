@@ -493,6 +493,8 @@ async function pollJournal() {
           requestBytes: entry.bodyBytes, responseBytes: entry.responseBytes });
       }
     }
+    // How far the journal has been read, for tests that wait for a request to have been considered.
+    document.getElementById("requests").dataset.journalAfter = journalAfter;
     drawRequests();
   } catch (error) {
     // The admin API answers loopback only; the page still works without it.
