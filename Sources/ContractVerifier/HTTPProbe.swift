@@ -68,7 +68,7 @@ final class HTTPProbe: Sendable {
     }
 
     /// Sends `request` with `headers` set on top of its own, and without the fields named in `removing` (e.g. the
-    /// crawl's `X-Flow-Client`, to see the unresolved page).
+    /// crawl's `X-Flow-Client`, to see the unresolved page, or `Accept-Language`, to see the default locale).
     func send(_ request: URLRequest, headers: [String: String] = [:], removing: [String] = [])
         async throws(TransportError) -> Response
     {
@@ -76,7 +76,9 @@ final class HTTPProbe: Sendable {
         request.timeoutInterval = timeout
         for (name, value) in self.headers { request.setValue(value, forHTTPHeaderField: name) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        for name in removing { request.setValue(nil, forHTTPHeaderField: name) }
+        // A blank value makes libcurl send no such field at all, also for the `Accept-Language` URLSession adds
+        // on its own (nil would only remove the request's value and let the default in).
+        for name in removing { request.setValue(" ", forHTTPHeaderField: name) }
         // A fresh id per probe, so each answer's echo can be told apart (a configured header still wins).
         let requestID = headers["X-Request-ID"] ?? self.headers["X-Request-ID"] ?? "verify-" + UUID().uuidString
         request.setValue(requestID, forHTTPHeaderField: "X-Request-ID")

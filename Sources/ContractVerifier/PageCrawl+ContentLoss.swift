@@ -38,6 +38,17 @@ extension PageCrawl {
         for loss in losses {
             let chosen: Bool
             let what: String
+            let present =
+                loss.code == Degradation.Code.sectionDropped
+                ? loss.sectionID.flatMap { sections[$0] } != nil : loss.widgetID.flatMap { widgets[$0] } != nil
+            guard present else {
+                record(
+                    ViolationCode.contentLost, "capabilities", request: request,
+                    message:
+                        "the declared client loses \(loss.widgetID ?? loss.sectionID ?? "?"), which the page asked for without X-Flow-Client does not hold either: that answer must be the unresolved page, with the author's fallbacks (\(loss.reason))",
+                    expected: "the unresolved page without the header", actual: loss.code)
+                continue
+            }
             if loss.code == Degradation.Code.sectionDropped {
                 chosen = loss.sectionID.flatMap { sections[$0] }?.compatibility.fallback == .drop
                 what = "section \(loss.sectionID ?? "?")"

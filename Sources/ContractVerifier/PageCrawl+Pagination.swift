@@ -65,6 +65,7 @@ extension PageCrawl {
             if let bytes = loader.takeNextPageBytes() {
                 await checkReplay(request, original: bytes)
                 await checkPostSpelling(postback, original: bytes)
+                if chunks == 1 { await checkCursorBinding(request, original: bytes) }
             }
             if chunks == 1, let probeWidget,
                 store.stateStore.peek(widgetID: probeWidget.id, key: Self.probeKey, as: String.self) != Self.probeValue
@@ -112,9 +113,11 @@ extension PageCrawl {
             // The page changed since the chunk was served: `cursor_expired` is a legal answer to an old postback,
             // as long as it is a well-formed problem.
             checkProblem(replay, check: "replay", request: requestText, expectedCode: "cursor_expired")
+            await checkExpiryIsReal(request: requestText)
             return
         }
         checkContentType(replay, expected: "application/json", check: "replay", request: requestText)
+        checkChunkLocale(replay, request: requestText)
         guard replay.status == 200 else {
             record(
                 ViolationCode.replayMismatch, "replay", request: requestText,
@@ -125,8 +128,12 @@ extension PageCrawl {
         compareChunk(replay.body, with: original, request: requestText, what: "replaying the postback")
     }
 
-    /// `answer` must hold the chunk `original` holds, cursors aside (a server may mint new ones per request).
-    func compareChunk(_ answer: [UInt8], with original: [UInt8], request: String, what: String) {
+    /// `answer` must hold the chunk `original` holds, cursors aside (a server may mint new ones per request); a
+    /// difference is reported as `code`.
+    func compareChunk(
+        _ answer: [UInt8], with original: [UInt8], request: String, what: String,
+        code: String = ViolationCode.replayMismatch
+    ) {
         guard answer != original else { return }
         guard let first = try? decoder.decodeNextPage(original).value else {
             return  // the crawl already reported the undecodable chunk
@@ -135,9 +142,7 @@ extension PageCrawl {
         do {
             second = try decoder.decodeNextPage(answer).value
         } catch {
-            record(
-                ViolationCode.replayMismatch, "replay", request: request,
-                message: "\(what) returned a chunk that does not decode: \(error)")
+            record(code, "replay", request: request, message: "\(what) returned a chunk that does not decode: \(error)")
             return
         }
         let differences = JSONDiff.differences(
@@ -145,7 +150,7 @@ extension PageCrawl {
             actual: Envelope.nextPage(second.withoutPostback).json)
         guard let difference = differences.first else { return }
         record(
-            ViolationCode.replayMismatch, "replay", request: request, path: difference.path,
+            code, "replay", request: request, path: difference.path,
             message: "\(what) returned a different chunk (\(differences.count) differences)",
             expected: difference.expected, actual: difference.actual)
     }
@@ -172,6 +177,7 @@ extension PageCrawl {
         }
         if response.status == 410 {
             checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
+            await checkExpiryIsReal(request: requestText)
             return
         }
         guard response.status == 200 else {

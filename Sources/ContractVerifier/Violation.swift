@@ -102,6 +102,13 @@ public enum ViolationCode {
     public static let contentLost = "content_lost"
     /// A localized page's envelope `locale` and its `Content-Language` header disagree (or the header is missing).
     public static let localeMismatch = "locale_mismatch"
+    /// A postback sent without the client headers (`X-Flow-Client`, `Accept-Language`) or with another client's
+    /// brings another chunk: the cursor must bind the profile and locale of its first page (contract § 17, § 18).
+    public static let cursorNotBound = "cursor_not_bound"
+    /// An `X-Flow-Client` answer is not the contract's resolution of the unresolved page: a widget or section the
+    /// client does not qualify for is served unchanged, a loss or replacement is missing from `degradations`, or
+    /// the answer without the header lists degradations (contract § 17).
+    public static let resolutionMismatch = "resolution_mismatch"
     /// With `--capabilities PROFILE`: a page or chunk shows the client a widget or section it cannot render, or
     /// an unlocalized `$l10n:` string.
     public static let unrenderableWidget = "unrenderable_widget"
@@ -113,7 +120,7 @@ public enum ViolationCode {
         replayMismatch,
         tamperedCursorAccepted, invalidProblemResponse, actionFailed, mutationFailed, mutationIDCollision,
         invalidEffect, widgetStateLostOnPagination, widgetStateKeptOnRefresh, refreshDiffersFromFreshLoad,
-        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, contentLost, localeMismatch,
-        unrenderableWidget,
+        wrongContentType, gzipNotHonoured, etagInconsistent, varyIncomplete, cursorNotBound, resolutionMismatch,
+        contentLost, localeMismatch, unrenderableWidget,
     ]
 }

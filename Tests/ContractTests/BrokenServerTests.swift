@@ -17,7 +17,10 @@ import Testing
 
     @Test(arguments: BrokenServer.all)
     func reportsExactlyTheExpectedCodes(_ broken: BrokenServer) async throws {
-        let report = try await broken.run { url, entry in try await crawl(url, entry: entry) }
+        #expect((broken.profile == nil) == (broken.capabilityProfile == nil), "profile \(broken.profile ?? "") exists")
+        let report = try await broken.run { url, entry in
+            try await crawl(url, entry: entry, as: broken.capabilityProfile)
+        }
         #expect(
             Set(report.codes) == broken.expectedCodes,
             "\(broken.name) (\(broken.rule)):\n\(report.summary)")
@@ -30,7 +33,8 @@ import Testing
 
     @Test(arguments: BrokenServer.legal)
     func legalVariationsPass(_ legal: BrokenServer) async throws {
-        let report = try await legal.run { url, entry in try await crawl(url, entry: entry) }
+        let report = try await legal.run { url, entry in try await crawl(url, entry: entry, as: legal.capabilityProfile)
+        }
         #expect(report.passed, "\(legal.name) (\(legal.rule)):\n\(report.summary)")
     }
 

@@ -17,9 +17,15 @@ let brokenServersDirectory = repositoryRoot + "/Tests/ContractTests/BrokenServer
 
 /// Crawls `url` with limits small enough for tests.
 @MainActor
-func crawl(_ url: URL, entry: [String], maximumChunks: Int = 50) async throws -> VerificationReport {
-    let configuration = VerifierConfiguration(
+func crawl(_ url: URL, entry: [String], maximumChunks: Int = 50, as profile: CapabilityProfile? = nil) async throws
+    -> VerificationReport
+{
+    var configuration = VerifierConfiguration(
         baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: maximumChunks, timeout: 30)
+    if let profile {
+        configuration.capabilities = profile
+        configuration.headers[ClientCapabilities.headerName] = profile.header
+    }
     return try await ContractVerifier(configuration: configuration).run()
 }
 
@@ -43,8 +49,18 @@ struct BrokenServer: Sendable, CustomStringConvertible {
     var directory: String
     var expectedCodes: Set<String>
     var rule: String
+    /// The capability profile to crawl as (`profile=NAME` in `expected-codes.txt`: `verify --capabilities NAME`).
+    var profile: String?
 
     var description: String { name }
+
+    /// ``profile`` read from `config/capability-profiles.json`; nil without one (or when the name is unknown, which
+    /// ``BrokenServerTests`` reports).
+    var capabilityProfile: CapabilityProfile? {
+        guard let profile else { return nil }
+        let bytes = FileManager.default.contents(atPath: repositoryRoot + "/config/capability-profiles.json")
+        return ((try? CapabilityProfile.load(Array(bytes ?? Data()))) ?? []).first { $0.name == profile }
+    }
 
     static let all: [BrokenServer] = corpus(in: brokenServersDirectory)
 
@@ -60,10 +76,11 @@ struct BrokenServer: Sendable, CustomStringConvertible {
                 return nil
             }
             let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let profile = lines.first { $0.hasPrefix("profile=") }.map { String($0.dropFirst("profile=".count)) }
             return BrokenServer(
                 name: name, directory: directory,
-                expectedCodes: Set(lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }),
-                rule: lines.first { $0.hasPrefix("#") }.map { String($0.dropFirst(2)) } ?? "")
+                expectedCodes: Set(lines.filter { !$0.isEmpty && !$0.hasPrefix("#") && !$0.hasPrefix("profile=") }),
+                rule: lines.first { $0.hasPrefix("#") }.map { String($0.dropFirst(2)) } ?? "", profile: profile)
         }
     }
 
