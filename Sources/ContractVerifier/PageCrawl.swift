@@ -71,6 +71,7 @@ final class PageCrawl {
         guard let document = store.peek(\.page) else { return }
         checkCapabilities(document)
         let scan = DocumentScan(document)
+        report.shape = PageShape(document)
         report.sections = document.sections.count
         report.widgets = scan.widgetCount
         report.exercised.widgetTypes.formUnion(scan.widgetTypes)

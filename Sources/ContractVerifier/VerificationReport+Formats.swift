@@ -18,6 +18,7 @@ extension VerificationReport {
         var durationSeconds: Double
         var violations: [Violation]
         var pages: [PageReport]
+        var baseline: ReportDiff?
 
         init(report: VerificationReport) {
             target = report.target
@@ -28,12 +29,39 @@ extension VerificationReport {
             durationSeconds = report.durationSeconds
             violations = report.violations
             pages = report.pages
+            baseline = report.baseline
+        }
+    }
+
+    /// Reads a report ``jsonData()`` wrote (`verify --baseline FILE`); reports written before page shapes were
+    /// recorded decode too, without them.
+    public init(jsonData: some DataProtocol) throws(BaselineError) {
+        do {
+            self = try JSONDecoder().decode(VerificationReport.self, from: Data(jsonData))
+        } catch let error as DecodingError {
+            throw BaselineError(message: "not a flow-bff verify JSON report: \(Self.describe(error))")
+        } catch {
+            throw BaselineError(message: "not a flow-bff verify JSON report: \(error)")
+        }
+    }
+
+    /// What is wrong and where (`pages.0.checks`), without the decoder's internals.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "no \(path(context.codingPath + [key]))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let at = context.codingPath.isEmpty ? "" : " at \(path(context.codingPath))"
+            return context.debugDescription + at
+        @unknown default: return "\(error)"
         }
     }
 
     /// The report as JUnit XML (`--report junit FILE`): one `<testsuite>` per page target, one `<testcase>` per
     /// check (load, http, pagination, replay, tampered_cursor, each action, lifecycle), a `<failure>` listing the
-    /// check's violations.
+    /// check's violations. The first suite carries the run's coverage as `<properties>` (``junitProperties``).
     public var junitXML: String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let tests = pages.reduce(0) { $0 + $1.checks.count }
@@ -46,6 +74,15 @@ extension VerificationReport {
             xml +=
                 #"  <testsuite name="\#(Self.escape(page.page))" id="\#(index)" tests="\#(page.checks.count)" failures="\#(pageFailures)" errors="0" skipped="0">"#
                 + "\n"
+            if index == 0 {
+                xml += "    <properties>\n"
+                for (name, value) in junitProperties {
+                    xml +=
+                        #"      <property name="\#(Self.escape(name))" value="\#(Self.escapeAttribute(value))"/>"#
+                        + "\n"
+                }
+                xml += "    </properties>\n"
+            }
             for check in page.checks {
                 let caseHead =
                     #"    <testcase classname="verify.\#(Self.escape(page.page))" name="\#(Self.escape(check.name))""#
@@ -71,6 +108,28 @@ extension VerificationReport {
         }
         xml += "</testsuites>\n"
         return xml
+    }
+
+    /// The coverage section as JUnit properties (`coverage.pages`, …, `exercised.widgetTypes` as a comma-separated
+    /// list, `exercised.percent`), and with a baseline the counts of its changes.
+    public var junitProperties: [(name: String, value: String)] {
+        let exercised = coverage.exercised
+        var properties: [(String, String)] = [
+            ("coverage.pages", "\(coverage.pages)"), ("coverage.pageLoads", "\(coverage.pageLoads)"),
+            ("coverage.sections", "\(coverage.sections)"), ("coverage.widgets", "\(coverage.widgets)"),
+            ("coverage.actions", "\(coverage.actions)"), ("coverage.actionRequests", "\(coverage.actionRequests)"),
+            ("coverage.cursors", "\(coverage.cursors)"), ("coverage.skippedLinks", "\(coverage.skippedLinks)"),
+            ("exercised.widgetTypes", exercised.widgetTypes.sorted().joined(separator: ",")),
+            ("exercised.actionTypes", exercised.actionTypes.sorted().joined(separator: ",")),
+            ("exercised.effectTypes", exercised.effectTypes.sorted().joined(separator: ",")),
+            ("exercised.mutationTypes", exercised.mutationTypes.sorted().joined(separator: ",")),
+            ("exercised.percent", "\(Int(exercised.percent().rounded(.down)))"),
+        ]
+        if let baseline {
+            properties.append(("baseline.breaking", "\(baseline.breaking.count)"))
+            properties.append(("baseline.additive", "\(baseline.additive.count)"))
+        }
+        return properties
     }
 
     /// ``escape(_:)`` plus line breaks and tabs as character references, which attribute values would

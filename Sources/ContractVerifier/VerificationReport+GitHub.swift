@@ -14,7 +14,8 @@ extension VerificationReport {
 
     /// The report as GitHub Actions workflow commands (`--report github FILE`): one
     /// `::error file=…,line=…,title=…::message` per violation — `file` and `line` when `locate` knows where the
-    /// violation is (a page file when verifying `--pages`) — and a `::notice` with the verdict.
+    /// violation is (a page file when verifying `--pages`) —, one `::error` per breaking change against a baseline,
+    /// and a `::notice` with the verdict.
     ///
     /// - Parameter locate: the source location of a violation, or `nil` (the annotation then names no file).
     public func githubAnnotations(locate: (Violation) -> SourceLocation? = { _ in nil }) -> String {
@@ -33,11 +34,18 @@ extension VerificationReport {
             if let actual = violation.actual { message += "\nactual: \(actual)" }
             lines.append("::error \(properties.joined(separator: ","))::\(Self.escapeData(message))")
         }
+        // Breaking changes against a baseline name no file: what they are about may be gone from the pages.
+        for change in baseline?.breaking ?? [] {
+            let title = Self.escapeProperty("verify \(change.kind) (page \(change.page))")
+            lines.append("::error title=\(title)::\(Self.escapeData("\(change.id): \(change.detail)"))")
+        }
         var verdict =
             violationCount == 0
             ? "flow-bff verify \(target): no contract violations"
             : "flow-bff verify \(target): \(violationCount) violations (\(codes.joined(separator: ", ")))"
         if let shortfall = coverageShortfall { verdict += "; FAILED: " + shortfall }
+        if let baseline { verdict += "; " + baseline.line }
+        if let failure = baseline?.failure { verdict += "; FAILED: " + failure }
         lines.append("::notice title=flow-bff verify::\(Self.escapeData(verdict + "; " + coverage.line))")
         return lines.joined(separator: "\n") + "\n"
     }

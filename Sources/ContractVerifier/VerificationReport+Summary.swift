@@ -1,7 +1,7 @@
 extension VerificationReport {
     /// The readable report: one line per page target, every distinct violation with its request, path and message
     /// (and expected vs actual where there is a comparison) — identical ones once, with a count and three more
-    /// places — then the coverage line and the verdict.
+    /// places — then the coverage line, the changes against a baseline (breaking first) and the verdict.
     public var summary: String {
         var lines = ["flow-bff verify \(target)"]
         let width = min(40, pages.map(\.page.count).max() ?? 0)
@@ -51,6 +51,10 @@ extension VerificationReport {
         lines.append(coverage.line)
         lines.append(coverage.exercised.line)
         lines.append(contentsOf: coverage.warnings)
+        if let baseline {
+            lines.append("")
+            lines.append(contentsOf: baseline.summaryLines)
+        }
         let seconds = (durationSeconds * 100).rounded() / 100
         if passed {
             lines.append("PASSED: no contract violations (\(seconds) s)")
@@ -58,6 +62,7 @@ extension VerificationReport {
             lines.append("FAILED: \(violationCount) violations (\(codes.joined(separator: ", "))) (\(seconds) s)")
         }
         if let shortfall = coverageShortfall { lines.append("FAILED: \(shortfall)") }
+        if let failure = baseline?.failure { lines.append("FAILED: \(failure)") }
         return lines.joined(separator: "\n")
     }
 }

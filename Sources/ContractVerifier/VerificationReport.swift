@@ -40,6 +40,9 @@ public struct PageReport: Sendable, Hashable, Codable {
     /// What the server changed for the declared client (`degradations` of the first page, e.g.
     /// `widget_dropped totals.divider`); empty without `--capabilities`.
     public var degradations: [String] = []
+    /// What apps key on in the page as crawled (after pagination, before actions), for `verify --baseline`;
+    /// `nil` when the page did not load, and in reports written before shapes were recorded.
+    public var shape: PageShape?
 
     public init(page: String) {
         self.page = page
@@ -200,8 +203,11 @@ public struct VerificationReport: Sendable, Hashable, Codable {
         let percent = coverage.exercised.percent()
         return "exercised \(Int(percent.rounded(.down)))% of the standard kinds, below --min-coverage \(Int(minimum))%"
     }
-    /// True when the server honours the contract (not one violation) and the crawl met its coverage threshold.
-    public var passed: Bool { violationCount == 0 && coverageMet }
+    /// The changes against a baseline report (`--baseline FILE`), if one was given.
+    public var baseline: ReportDiff?
+    /// True when the server honours the contract (not one violation), the crawl met its coverage threshold and
+    /// nothing changed in a way that breaks released apps (``baseline``).
+    public var passed: Bool { violationCount == 0 && coverageMet && baseline?.failure == nil }
     /// The distinct violation codes found, sorted.
     public var codes: [String] { Array(Set(violations.map(\.code))).sorted() }
 }

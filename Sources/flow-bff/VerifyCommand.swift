@@ -18,8 +18,12 @@ let verifyUsage = """
       --page ID[?name=value&…]   an entry page (repeatable). Default: every page of DIR with --pages, else home.
       --all                      crawl every page the server's index lists.
       --progress auto|lines|off  how progress is shown while crawling.
-      --report junit|json|github FILE
-                                 also write a JUnit XML, JSON or GitHub report (repeatable).
+      --report junit|json|github|markdown FILE
+                                 also write a JUnit XML, JSON, GitHub or Markdown (pull-request comment) report
+                                 (repeatable).
+      --baseline FILE            compare with the JSON report of an earlier run (the base version): list what
+                                 changed for apps, and fail on a breaking change (a removed page, section, widget,
+                                 event or api action, a changed widget type, a new requirement).
       --max-chunks N             next-page requests per page before pagination counts as endless (10000).
       --max-pages N              page targets (page id + parameters) crawled in all (500).
       --max-variants N           parameter sets crawled per page id (8).
@@ -40,7 +44,8 @@ let verifyUsage = """
       --profiles FILE            the capability profiles file (default config/capability-profiles.json).
 
     EXIT STATUS
-      0 no violation, 1 violations (or lint errors in DIR), 2 usage or connection error.
+      0 no violation, 1 violations, breaking changes against --baseline, a coverage shortfall or lint errors in
+      DIR, 2 usage or connection error (or an unreadable baseline).
     """
 
 /// The options of `flow-bff verify`, parsed by hand: `--page`, `--header` and `--report KIND FILE` repeat.
@@ -50,6 +55,7 @@ struct VerifyOptions: Sendable {
     var config: String?
     var entryPages: [PageTarget] = []
     var reports: [(kind: String, file: String)] = []
+    var baseline: String?
     var maximumChunks = 10_000
     var maximumPageLoads = 500
     var maximumVariants = 8
@@ -102,9 +108,9 @@ struct VerifyOptions: Sendable {
                 entryPages.append(target)
             case "--report":
                 let kind = try value(flag)
-                guard ["junit", "json", "github"].contains(kind) else {
+                guard ["junit", "json", "github", "markdown"].contains(kind) else {
                     throw CommandLineArguments.UsageError(
-                        description: "--report takes junit, json or github, not \(kind)")
+                        description: "--report takes junit, json, github or markdown, not \(kind)")
                 }
                 reports.append((kind, try value(flag)))
             case "--progress":
@@ -115,6 +121,7 @@ struct VerifyOptions: Sendable {
                 }
                 progress = mode
             case "--all": all = true
+            case "--baseline": baseline = try value(flag)
             case "--no-negative-probes": negativeProbes = false
             case "--min-coverage":
                 let text = try value(flag)
@@ -177,6 +184,20 @@ func verify(_ arguments: [String]) -> Never {
     // page's growing section arrays and id sets) in mappings of their own, given back when freed (bench/README.md).
     Platform.limitAllocatorArenas(1)
     Platform.mapAllocations(from: 128 * 1024)
+    // The baseline is read before anything starts: a wrong file fails at once, not after minutes of crawling.
+    var baseline: (report: VerificationReport, name: String)?
+    if let file = options.baseline {
+        do {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                throw BaselineError(message: "cannot read it")
+            }
+            let report = try VerificationReport(jsonData: bytes)
+            try ReportDiff.validate(report, name: file)
+            baseline = (report, file)
+        } catch {
+            fail("--baseline \(file): \(error)")
+        }
+    }
     var entryPages = options.entryPages
     var service: BFFService?
     let baseURL: URL
@@ -225,9 +246,11 @@ func verify(_ arguments: [String]) -> Never {
     let server = service
     let pagesDirectory = options.pages
     let progress = options.progress
+    let comparison = baseline
     Task { @MainActor in
         let status = await runVerification(
-            configuration, reports: options.reports, progress: progress, pagesDirectory: pagesDirectory)
+            configuration, reports: options.reports, progress: progress, pagesDirectory: pagesDirectory,
+            baseline: comparison)
         server?.shutdown()
         exit(status)
     }
@@ -285,14 +308,17 @@ func startVerifyServer(directory: String, options: VerifyOptions) -> (service: B
 /// Crawls (rendering progress on standard error), prints the summary, writes the reports and names them;
 /// returns the exit status.
 ///
-/// - Parameter pagesDirectory: with `--pages DIR`, where the page files are: GitHub annotations then name the
-///   page file and line of each violation.
+/// - Parameters:
+///   - pagesDirectory: with `--pages DIR`, where the page files are: GitHub annotations then name the page file
+///     and line of each violation.
+///   - baseline: with `--baseline FILE`, the earlier report and its name: its changes join the report.
 @MainActor
 func runVerification(
     _ configuration: VerifierConfiguration, reports: [(kind: String, file: String)],
-    progress: VerifyProgressRenderer.Mode = .off, pagesDirectory: String? = nil
+    progress: VerifyProgressRenderer.Mode = .off, pagesDirectory: String? = nil,
+    baseline: (report: VerificationReport, name: String)? = nil
 ) async -> Int32 {
-    let report: VerificationReport
+    var report: VerificationReport
     let renderer = VerifyProgressRenderer(mode: progress)
     do {
         let verifier = ContractVerifier(configuration: configuration)
@@ -304,6 +330,14 @@ func runVerification(
         FileHandle.standardError.write(Data("flow-bff: verify: \(error)\n".utf8))
         return 2
     }
+    if let baseline {
+        do {
+            report.baseline = try ReportDiff(baseline: baseline.report, current: report, name: baseline.name)
+        } catch {
+            FileHandle.standardError.write(Data("flow-bff: verify: --baseline \(baseline.name): \(error)\n".utf8))
+            return 2
+        }
+    }
     print(report.summary)
     for (kind, file) in reports {
         do {
@@ -313,6 +347,7 @@ func runVerification(
             case "github":
                 let locator = pagesDirectory.map { PageFileLocator(directory: $0) }
                 data = Data(report.githubAnnotations { locator?.locate($0) }.utf8)
+            case "markdown": data = Data(report.markdown().utf8)
             default: data = try report.jsonData()
             }
             try data.write(to: URL(fileURLWithPath: file))

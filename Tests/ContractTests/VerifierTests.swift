@@ -42,6 +42,25 @@ import Testing
         #expect(root.attribute(forName: "failures")?.stringValue == "1")
         #expect(failures.first?.attribute(forName: "type")?.stringValue == "mutation_failed")
         #expect(failures.first?.stringValue?.contains("POST /v1/actions/home.dismissPromo") == true)
+        // The coverage section: properties of the first suite, before its test cases.
+        let first = try #require(suites.first)
+        #expect(first.children?.first?.name == "properties")
+        var properties: [String: String] = [:]
+        for property in first.elements(forName: "properties").flatMap({ $0.elements(forName: "property") }) {
+            properties[property.attribute(forName: "name")?.stringValue ?? ""] =
+                property.attribute(forName: "value")?
+                .stringValue
+        }
+        #expect(properties["coverage.pages"] == String(report.coverage.pages))
+        #expect(properties["coverage.widgets"] == String(report.coverage.widgets))
+        #expect(properties["coverage.actions"] == String(report.coverage.actions))
+        #expect(properties["coverage.cursors"] == String(report.coverage.cursors))
+        #expect(
+            properties["exercised.widgetTypes"] == report.coverage.exercised.widgetTypes.sorted().joined(separator: ",")
+        )
+        #expect(properties["exercised.percent"] == String(Int(report.coverage.exercised.percent().rounded(.down))))
+        #expect(report.coverage.widgets > 0 && !report.coverage.exercised.widgetTypes.isEmpty)
+        #expect(suites.dropFirst().allSatisfy { $0.elements(forName: "properties").isEmpty })
     }
 
     @Test func theJSONReportListsViolationsAndCoverage() async throws {

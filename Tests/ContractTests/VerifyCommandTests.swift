@@ -176,7 +176,8 @@ import Testing
         #expect(unreachable.errors.contains("cannot reach http://127.0.0.1:1"))
         let help = try await run(["verify", "--help"])
         #expect(help.status == 0)
-        #expect(help.output.contains("--report junit|json|github FILE"))
+        #expect(help.output.contains("--report junit|json|github|markdown FILE"))
+        #expect(help.output.contains("--baseline FILE"))
     }
 }
 
