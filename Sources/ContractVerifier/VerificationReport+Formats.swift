@@ -64,8 +64,9 @@ extension VerificationReport {
     /// check's violations. The first suite carries the run's coverage as `<properties>` (``junitProperties``).
     public var junitXML: String {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        let tests = pages.reduce(0) { $0 + $1.checks.count }
-        let failures = pages.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
+        let baselineFails = baseline.map { !$0.breaking.isEmpty } ?? false
+        let tests = pages.reduce(0) { $0 + $1.checks.count } + (baseline == nil ? 0 : 1)
+        let failures = pages.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count } + (baselineFails ? 1 : 0)
         xml +=
             #"<testsuites name="flow-bff verify" tests="\#(tests)" failures="\#(failures)" errors="0" time="\#(durationSeconds)">"#
             + "\n"
@@ -106,8 +107,25 @@ extension VerificationReport {
             }
             xml += "  </testsuite>\n"
         }
+        if let baseline { xml += Self.junitSuite(baseline, id: pages.count) }
         xml += "</testsuites>\n"
         return xml
+    }
+
+    /// With `--baseline`: a suite `baseline` whose one test case, `breaking_changes`, fails listing them — so a CI
+    /// system that reads only JUnit shows the run red as the exit status does.
+    static func junitSuite(_ diff: ReportDiff, id: Int) -> String {
+        let breaking = diff.breaking
+        var xml =
+            #"  <testsuite name="baseline" id="\#(id)" tests="1" failures="\#(breaking.isEmpty ? 0 : 1)" errors="0" skipped="0">"#
+            + "\n"
+        let head = #"    <testcase classname="verify.baseline" name="breaking_changes""#
+        guard !breaking.isEmpty else { return xml + head + "/>\n  </testsuite>\n" }
+        xml += head + ">\n"
+        xml +=
+            #"      <failure type="\#(Self.escape(Array(Set(breaking.map(\.kind))).sorted().joined(separator: " ")))" message="\#(Self.escapeAttribute(diff.line))">"#
+        xml += Self.escape(breaking.map { "\($0.kind) \($0.page) \($0.id): \($0.message)" }.joined(separator: "\n"))
+        return xml + "</failure>\n    </testcase>\n  </testsuite>\n"
     }
 
     /// The coverage section as JUnit properties (`coverage.pages`, …, `exercised.widgetTypes` as a comma-separated

@@ -183,7 +183,10 @@ import Testing
         #expect(!check.output.contains("--port"))
         let verify = try await run(["verify", "--help"])
         #expect(verify.status == 0)
-        for option in ["--all", "--progress auto|lines|off", "--report junit|json|github FILE", "--capabilities"] {
+        for option in [
+            "--all", "--progress auto|lines|off", "--report junit|json|github|markdown FILE", "--baseline",
+            "--capabilities",
+        ] {
             #expect(verify.output.contains(option), "\(option)")
         }
     }

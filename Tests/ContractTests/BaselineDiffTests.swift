@@ -4,6 +4,10 @@ import Foundation
 import PageModel
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 /// `verify --baseline REPORT` (issue 32): page shapes in the JSON report, ``ReportDiff`` classifying what changed
 /// for apps, and the CLI failing on breaking changes with a Markdown summary.
 @Suite struct BaselineDiffTests {
@@ -236,6 +240,15 @@ import Testing
         let changes = (json["baseline"] as? [String: Any])?["changes"] as? [[String: Any]]
         #expect(changes?.first?["kind"] as? String == "section_removed")
         #expect(changes?.first?["severity"] as? String == "breaking")
+        // JUnit: a failing `baseline` suite, so a CI system that reads only JUnit is red too.
+        let junit = try XMLDocument(data: Data(current.junitXML.utf8))
+        let root = try #require(junit.rootElement())
+        #expect(root.attribute(forName: "failures")?.stringValue == "1")
+        let suite = try #require(root.elements(forName: "testsuite").last)
+        #expect(suite.attribute(forName: "name")?.stringValue == "baseline")
+        let failure = try #require(suite.elements(forName: "testcase").first?.elements(forName: "failure").first)
+        #expect(failure.attribute(forName: "type")?.stringValue == "section_removed")
+        #expect(failure.stringValue?.contains("section_removed home a: section a is gone") == true)
     }
 
     @Test func theMarkdownCommentCapsLongTables() throws {
