@@ -57,6 +57,8 @@ extension PageCrawl {
             declarations.append((declaration, response))
         }
         for (declaration, response) in declarations {
+            report.exercised.profiles.insert(
+                configuration.capabilities?.header == declaration ? configuration.capabilities!.name : declaration)
             compareResolution(
                 unresolved: unresolved, declaration: declaration, response: response,
                 request: request + " (\(client): \(declaration))")

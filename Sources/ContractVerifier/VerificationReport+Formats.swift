@@ -141,6 +141,7 @@ extension VerificationReport {
             ("exercised.actionTypes", exercised.actionTypes.sorted().joined(separator: ",")),
             ("exercised.effectTypes", exercised.effectTypes.sorted().joined(separator: ",")),
             ("exercised.mutationTypes", exercised.mutationTypes.sorted().joined(separator: ",")),
+            ("exercised.profiles", exercised.profiles.sorted().joined(separator: ",")),
             ("exercised.percent", "\(Int(exercised.percent().rounded(.down)))"),
         ]
         if let baseline {

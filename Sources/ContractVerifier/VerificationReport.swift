@@ -123,14 +123,33 @@ public struct ExercisedKinds: Sendable, Hashable, Codable {
     public var actionTypes: Set<String> = []
     public var effectTypes: Set<String> = []
     public var mutationTypes: Set<String> = []
+    /// The client declarations pages were resolved for and checked against the contract's resolution: the
+    /// `--capabilities` profile (by name) or the crawl's small declaration, and the app versions the pages'
+    /// `minAppVersion` annotations separate (`X-Flow-Client` values).
+    public var profiles: Set<String> = []
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case widgetTypes, actionTypes, effectTypes, mutationTypes, profiles
+    }
+
+    /// Reports written before ``profiles`` was recorded decode too, with none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        widgetTypes = try container.decode(Set<String>.self, forKey: .widgetTypes)
+        actionTypes = try container.decode(Set<String>.self, forKey: .actionTypes)
+        effectTypes = try container.decode(Set<String>.self, forKey: .effectTypes)
+        mutationTypes = try container.decode(Set<String>.self, forKey: .mutationTypes)
+        profiles = try container.decodeIfPresent(Set<String>.self, forKey: .profiles) ?? []
+    }
 
     mutating func formUnion(_ other: ExercisedKinds) {
         widgetTypes.formUnion(other.widgetTypes)
         actionTypes.formUnion(other.actionTypes)
         effectTypes.formUnion(other.effectTypes)
         mutationTypes.formUnion(other.mutationTypes)
+        profiles.formUnion(other.profiles)
     }
 
     /// The share (0–100) of the kinds a client can meet that were exercised: `catalog`'s widget types, the
@@ -146,7 +165,8 @@ public struct ExercisedKinds: Sendable, Hashable, Codable {
         return known == 0 ? 100 : 100 * Double(met) / Double(known)
     }
 
-    /// `exercised: 9 widget types (button, carousel, …), 4 action types (…), 2 effect types (…), 3 mutation types (…)`.
+    /// `exercised: 9 widget types (button, carousel, …), 4 action types (…), 2 effect types (…), 3 mutation types (…),
+    /// 2 client profiles (…)`.
     public var line: String {
         func list(_ types: Set<String>, _ noun: String) -> String {
             "\(types.count) \(noun)" + (types.isEmpty ? "" : " (" + types.sorted().joined(separator: ", ") + ")")
@@ -154,7 +174,7 @@ public struct ExercisedKinds: Sendable, Hashable, Codable {
         return "exercised: "
             + [
                 list(widgetTypes, "widget types"), list(actionTypes, "action types"), list(effectTypes, "effect types"),
-                list(mutationTypes, "mutation types"),
+                list(mutationTypes, "mutation types"), list(profiles, "client profiles"),
             ].joined(separator: ", ") + "; \(Int(percent().rounded(.down)))% of the standard kinds"
     }
 }

@@ -17,6 +17,14 @@ import Testing
         #expect(exercised.actionTypes.isSuperset(of: ["api", "open_bottom_sheet"]))
         #expect(exercised.effectTypes.contains("toast"))
         #expect(exercised.mutationTypes.isSuperset(of: ["replaceWidget", "removeWidget"]))
+        // The bundled pages were resolved for the crawl's small declaration, and home's minAppVersion (3.0.0 on
+        // iOS and Android) for apps at and just below it.
+        #expect(
+            exercised.profiles == [
+                "platform=ios", "platform=ios; version=3.0.0", "platform=ios; version=2.99999.99999",
+                "platform=android; version=3.0.0", "platform=android; version=2.99999.99999",
+            ])
+        #expect(report.summary.contains("5 client profiles (platform=android; version=2.99999.99999, "))
         #expect(report.summary.contains("exercised: \(exercised.widgetTypes.count) widget types (accordion, banner, "))
         let json = String(decoding: try report.jsonData(), as: UTF8.self)
         #expect(json.contains(#""mutationTypes""#))
