@@ -91,7 +91,8 @@ public struct ReportDiff: Sendable, Hashable, Codable {
         let breaking = breaking
         guard !breaking.isEmpty else { return nil }
         let kinds = Array(Set(breaking.map(\.kind))).sorted().joined(separator: ", ")
-        return "\(breaking.count) breaking changes against \(baseline) (\(kinds))"
+        let noun = breaking.count == 1 ? "change" : "changes"
+        return "\(breaking.count) breaking \(noun) against \(baseline) (\(kinds))"
     }
 
     /// The summary's lines: the count line, each change (breaking first) and the pages not compared.

@@ -228,13 +228,13 @@ import Testing
             baseline: Self.report([("home", Self.shape(sections: ["a"]))]), current: current, name: "base.json")
         #expect(current.violationCount == 0)
         #expect(!current.passed)
-        #expect(current.summary.hasSuffix("FAILED: 1 breaking changes against base.json (section_removed)"))
+        #expect(current.summary.hasSuffix("FAILED: 1 breaking change against base.json (section_removed)"))
         #expect(current.summary.contains("  breaking:\n    section_removed  page home  a: section a is gone"))
         #expect(!current.summary.contains("PASSED"))
         let github = current.githubAnnotations()
         #expect(
             github.hasPrefix("::error title=verify section_removed (page home)::a: section a is gone\n"), "\(github)")
-        #expect(github.contains("FAILED: 1 breaking changes against base.json"))
+        #expect(github.contains("FAILED: 1 breaking change against base.json"))
         let json = try #require(try JSONSerialization.jsonObject(with: current.jsonData()) as? [String: Any])
         #expect(json["passed"] as? Bool == false)
         let changes = (json["baseline"] as? [String: Any])?["changes"] as? [[String: Any]]
