@@ -30,32 +30,11 @@ extension PageCrawl {
         _ request: PageRequest, original: [UInt8], label: String, headers: [String: String] = [:],
         removing: [String] = []
     ) async {
-        let requestText = loader.describe(request) + " (\(label))"
-        let response: HTTPProbe.Response
-        do {
-            response = try await probe.send(
-                loader.http.urlRequest(for: request), headers: ["Accept-Encoding": "identity"].merging(headers) { $1 },
-                removing: removing)
-        } catch {
-            record(ViolationCode.cursorNotBound, "replay", request: requestText, message: "no answer: \(error)")
-            return
-        }
-        if response.status == 410 {
-            checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
-            await checkExpiryIsReal(request: requestText)
-            return
-        }
-        guard response.status == 200 else {
-            record(
-                ViolationCode.cursorNotBound, "replay", request: requestText,
-                message:
-                    "the postback was answered 200, and \(response.status) when sent \(label): the cursor binds its first page's client and locale",
-                expected: "200", actual: String(response.status))
-            return
-        }
-        compareChunk(
-            response.body, with: original, request: requestText, what: "the postback sent \(label)",
-            code: ViolationCode.cursorNotBound)
+        await resend(
+            loader.http.urlRequest(for: request), original: original,
+            request: loader.describe(request) + " (\(label))", what: "the postback sent \(label)",
+            code: ViolationCode.cursorNotBound, headers: ["Accept-Encoding": "identity"].merging(headers) { $1 },
+            removing: removing)
     }
 
     /// A `410 cursor_expired` says the page version a postback was issued for no longer exists (contract § 13): the

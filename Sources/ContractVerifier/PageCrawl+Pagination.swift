@@ -101,31 +101,41 @@ extension PageCrawl {
 
     /// Sends the postback again with raw HTTP: the answer must be the same chunk (cursors aside).
     func checkReplay(_ request: PageRequest, original: [UInt8]) async {
-        let requestText = loader.describe(request)
-        let replay: HTTPProbe.Response
+        await resend(
+            loader.http.urlRequest(for: request), original: original, request: loader.describe(request),
+            what: "replaying the postback", code: ViolationCode.replayMismatch, checksLocale: true)
+    }
+
+    /// Sends a postback again (`urlRequest`, with `headers` set and `removing` left out): the answer must be
+    /// `original`'s chunk, reported as `code` — or a well-formed `410 cursor_expired` for a page that has changed
+    /// (``checkExpiryIsReal(request:)``). With `checksLocale`, a chunk that names a locale must name the first
+    /// page's (``checkChunkLocale(_:request:)``).
+    func resend(
+        _ urlRequest: URLRequest, original: [UInt8], request requestText: String, what: String, code: String,
+        headers: [String: String] = [:], removing: [String] = [], checksLocale: Bool = false
+    ) async {
+        let response: HTTPProbe.Response
         do {
-            replay = try await probe.send(loader.http.urlRequest(for: request))
+            response = try await probe.send(urlRequest, headers: headers, removing: removing)
         } catch {
-            record(ViolationCode.replayMismatch, "replay", request: requestText, message: "replay failed: \(error)")
+            record(code, "replay", request: requestText, message: "\(what): no answer: \(error)")
             return
         }
-        if replay.status == 410 {
-            // The page changed since the chunk was served: `cursor_expired` is a legal answer to an old postback,
-            // as long as it is a well-formed problem.
-            checkProblem(replay, check: "replay", request: requestText, expectedCode: "cursor_expired")
+        if response.status == 410 {
+            checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
             await checkExpiryIsReal(request: requestText)
             return
         }
-        checkContentType(replay, expected: "application/json", check: "replay", request: requestText)
-        checkChunkLocale(replay, request: requestText)
-        guard replay.status == 200 else {
+        guard response.status == 200 else {
             record(
-                ViolationCode.replayMismatch, "replay", request: requestText,
-                message: "the first request was answered 200, the replay \(replay.status)", expected: "200",
-                actual: String(replay.status))
+                code, "replay", request: requestText,
+                message: "the first request was answered 200, \(what) \(response.status)", expected: "200",
+                actual: String(response.status))
             return
         }
-        compareChunk(replay.body, with: original, request: requestText, what: "replaying the postback")
+        checkContentType(response, expected: "application/json", check: "replay", request: requestText)
+        if checksLocale { checkChunkLocale(response, request: requestText) }
+        compareChunk(response.body, with: original, request: requestText, what: what, code: code)
     }
 
     /// `answer` must hold the chunk `original` holds, cursors aside (a server may mint new ones per request); a
@@ -167,28 +177,9 @@ extension PageCrawl {
         post.httpMethod = "POST"
         post.httpBody = Data(JSONWriter().write(["postback": .string(postback)] as JSONValue))
         post.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let requestText = HTTPProbe.describe(post) + " {\"postback\": …}"
-        let response: HTTPProbe.Response
-        do {
-            response = try await probe.send(post)
-        } catch {
-            record(ViolationCode.replayMismatch, "replay", request: requestText, message: "no answer: \(error)")
-            return
-        }
-        if response.status == 410 {
-            checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
-            await checkExpiryIsReal(request: requestText)
-            return
-        }
-        guard response.status == 200 else {
-            record(
-                ViolationCode.replayMismatch, "replay", request: requestText,
-                message: "the GET spelling of the postback was answered 200, the POST spelling \(response.status)",
-                expected: "200", actual: String(response.status))
-            return
-        }
-        checkContentType(response, expected: "application/json", check: "replay", request: requestText)
-        compareChunk(response.body, with: original, request: requestText, what: "the POST spelling of the postback")
+        await resend(
+            post, original: original, request: HTTPProbe.describe(post) + " {\"postback\": …}",
+            what: "the POST spelling of the postback", code: ViolationCode.replayMismatch)
     }
 
     /// Sends the first postback with one character changed: the server must reject it with a 4xx problem+json.
