@@ -25,12 +25,17 @@ struct EmbedFiles: BuildToolPlugin {
         let script = root.appending(path: "scripts/embed-files")
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedFiles.swift")
         let inputs = files.map { root.appending(path: $0.path) }
+        // The commit (`EmbeddedFiles.buildCommit`, for `flow_bff_build_info`): re-embedded whenever HEAD moves,
+        // which appends to git's HEAD log.
+        let headLog = root.appending(path: ".git/logs/HEAD")
+        let commitInputs = FileManager.default.fileExists(atPath: headLog.path()) ? [headLog] : []
         return [
             .buildCommand(
                 displayName: "Embedding \(files.count) files in \(target.name)",
                 executable: URL(filePath: "/bin/sh"),
-                arguments: [script.path(), output.path()] + zip(files, inputs).map { "\($0.name)=\($1.path())" },
-                inputFiles: [script] + inputs, outputFiles: [output])
+                arguments: [script.path(), output.path(), "--commit-of", root.path()]
+                    + zip(files, inputs).map { "\($0.name)=\($1.path())" },
+                inputFiles: [script] + inputs + commitInputs, outputFiles: [output])
         ]
     }
 }

@@ -154,7 +154,8 @@ extension Connection {
                 method: info.method, target: info.target, version: info.version, status: status.code,
                 bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                 durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
-                route: response.route, requestID: response.requestID, loop: loop.index)
+                route: response.route, requestID: response.requestID, loop: loop.index, subject: response.subject,
+                errorCode: response.errorCode)
             if loop.wantsAccessLog { loop.logger.access(entry) }
             response.onSent?(entry)
         }

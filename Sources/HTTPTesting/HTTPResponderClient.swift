@@ -59,7 +59,8 @@ public struct HTTPResponderClient: Sendable {
                     bodyBytes: delivered.rawBody.count, gzip: false, remoteAddress: remoteAddress,
                     durationNanoseconds: UInt64(elapsed.seconds) * 1_000_000_000
                         + UInt64(elapsed.attoseconds / 1_000_000_000),
-                    route: response.route, requestID: response.requestID))
+                    route: response.route, requestID: response.requestID, subject: response.subject,
+                    errorCode: response.errorCode))
         }
         return delivered
     }

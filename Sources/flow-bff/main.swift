@@ -5,7 +5,7 @@ import Foundation
 import HTTPCore
 import PageModel
 
-let version = "0.1.0"
+let version = BuildInfo.version
 
 let usage = """
     flow-bff \(version) — a backend-for-frontend for server-driven UI
@@ -166,7 +166,7 @@ do {
         Array(CommandLine.arguments.dropFirst()), booleanFlags: ["help", "version", "strict", "dev"])
     let namesCommand = !(CommandLine.arguments.dropFirst().first ?? "-").hasPrefix("-")
     if arguments.flags["version"] != nil {
-        print("flow-bff \(version)")
+        print("flow-bff \(version) (\(BuildInfo.commit))")
         exit(0)
     }
     if arguments.command == "help" || (arguments.flags["help"] != nil && !namesCommand) {

@@ -1,3 +1,4 @@
+import BFFServer
 import BFFTesting
 import Foundation
 import Testing
@@ -53,7 +54,7 @@ import Testing
         #expect(help.status == 0)
         #expect(help.output.contains("flow-bff check [DIR | FILE…]"))
         let version = try await run(["--version"])
-        #expect(version.output == "flow-bff 0.1.0\n")
+        #expect(version.output == "flow-bff \(BuildInfo.version) (\(BuildInfo.commit))\n")
         let unknown = try await run(["serve", "--prot", "1"])
         #expect(unknown.status == 2)
         #expect(unknown.errors.contains("unknown option --prot"))

@@ -75,6 +75,7 @@ public final class BFFApplication: Sendable {
         metricsRegistry.register { [unowned self] in metrics.families(openConnections: openConnectionCount) }
         metricsRegistry.register { [unowned self] in providers.families }
         metricsRegistry.register { [unowned self] in actions.families }
+        metricsRegistry.register { [BuildInfo.family] + ProcessMetrics.families }
     }
 
     /// The catalog being served.

@@ -8,7 +8,9 @@ extension ProblemDetails: HTTPResponseConvertible {
         var headers = HTTPFields()
         headers.set("Content-Type", ProblemDetails.mediaType)
         headers.set("Cache-Control", "no-store")
-        return HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: .bytes(encoded()))
+        var response = HTTPResponse(status: HTTPStatus(code: status), headers: headers, body: .bytes(encoded()))
+        response.errorCode = code
+        return response
     }
 }
 

@@ -53,6 +53,8 @@ public struct CatalogPage: Sendable {
         get { storage.page }
         set { storageForWriting().page = newValue }
     }
+    /// The page's id (read without copying the page out of its storage).
+    public var id: String { storage.page.id }
     /// Sections per chunk; 0 serves the whole page in the first response.
     public var pageSize: Int {
         get { storage.pageSize }

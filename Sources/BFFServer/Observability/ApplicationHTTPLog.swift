@@ -36,7 +36,9 @@ final class ApplicationHTTPLog: HTTPLogSink {
         let route = entry.route ?? "server"
         let requestID = entry.requestID ?? "-"
         let seconds = Double(entry.durationNanoseconds) / 1e9
-        metrics.record(route: route, status: entry.status, seconds: seconds, loop: entry.loop)
+        metrics.record(
+            route: route, status: entry.status, seconds: seconds, loop: entry.loop, page: entry.subject,
+            code: entry.errorCode)
         if accessLog {
             // The target is ASCII (the parser rejects anything else): search its bytes, not its Characters, and
             // keep the path a slice of it (no copy).

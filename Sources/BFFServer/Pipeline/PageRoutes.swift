@@ -97,14 +97,18 @@ struct PageRoutes: Sendable {
             }
         }
         guard let body else { throw ProblemDetails.invalidCursor("the postback points past the end of the page") }
+        var response: HTTPResponse
         if headers.isEmpty, let block = page.headerBlock {
-            var response = HTTPResponse.prepared(body)
+            response = HTTPResponse.prepared(body)
             response.headerBlock = block
-            return response
+        } else {
+            var fields = page.responseHeaders(locale: key.locale)
+            for field in headers { fields.set(field.name, field.value) }
+            response = .prepared(body, headers: fields)
         }
-        var fields = page.responseHeaders(locale: key.locale)
-        for field in headers { fields.set(field.name, field.value) }
-        return .prepared(body, headers: fields)
+        // The page's id, served: a known page (metrics label it by page; the URL of an unknown one never does).
+        response.subject = page.id
+        return response
     }
 
     /// The verified cursor of a next-page request (query `postback` or body `{"postback"}`) for `pageID`.
