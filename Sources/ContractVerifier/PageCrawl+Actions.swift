@@ -1,3 +1,4 @@
+import Foundation
 import PageModel
 import PageStore
 
@@ -34,12 +35,22 @@ extension PageCrawl {
             names.insert(action.name)
             report.actionRequests += 1
             let outcome = await dispatcher.dispatch(action.event, of: action.widget, value: value)
-            // Probed only for an action the server answers: for one it does not know, 404 unknown_action comes first.
-            if case .applied = outcome, configuration.negativeProbes, probedActions.insert(action.name).inserted {
+            // Probed only for an action the server answers (applied, or an expected problem): for one it does not
+            // know, 404 unknown_action comes first.
+            var answered = false
+            switch outcome {
+            case .applied: answered = true
+            case .failed(let error): answered = isExpected(error, action: action.name)
+            default: break
+            }
+            if answered, configuration.negativeProbes, probedActions.insert(action.name).inserted {
                 await probeMalformedActions(request, widget: action.widget, check: check)
             }
             switch outcome {
             case .applied(let response):
+                declaredEvents.merge(DocumentScan(widgets: response.mutations.flatMap(\.broughtWidgets)).events) {
+                    $0.union($1)
+                }
                 report.exercised.mutationTypes.formUnion(response.mutations.map(\.type))
                 report.exercised.effectTypes.formUnion(response.effects.map(\.type))
                 let found = Array(log.since(diagnosticsBefore))
@@ -49,8 +60,7 @@ extension PageCrawl {
                 if response.mutations.contains(where: { $0.type == "replacePage" }) {
                     await followPagination(store, log: log, check: check)
                 }
-            case .failed(let error)
-            where configuration.expectedProblems[action.name]?.contains { $0.code == error.code } == true:
+            case .failed(let error) where isExpected(error, action: action.name):
                 checkExpectedProblem(error, action: action.name, check: check, request: requestText)
             case .failed(let error):
                 let isMutation = ["mutation_target_not_found", "no_document"].contains(error.code)
@@ -64,8 +74,14 @@ extension PageCrawl {
         }
     }
 
+    /// Whether `error` is an answer ``VerifierConfiguration/expectedProblems`` lists for `action`.
+    func isExpected(_ error: PageLoadError, action: String) -> Bool {
+        configuration.expectedProblems[action]?.contains { $0.code == error.code } == true
+    }
+
     /// A problem the action may answer with (``VerifierConfiguration/expectedProblems``) is a legal outcome; it
-    /// must still be a problem document with the declared status.
+    /// must still be a well-formed problem: an `application/problem+json` body whose `status` is the HTTP status
+    /// (and the declared one, when declared), leaking nothing internal.
     func checkExpectedProblem(_ error: PageLoadError, action: String, check: String, request: String) {
         let declared = configuration.expectedProblems[action]?.filter { $0.code == error.code } ?? []
         guard let problem = error.problem else {
@@ -75,6 +91,31 @@ extension PageCrawl {
             )
             return
         }
+        let mediaType = error.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+        var wellFormed = true
+        if mediaType?.lowercased() != ProblemDetails.mediaType {
+            wellFormed = false
+            record(
+                ViolationCode.wrongContentType, check, request: request,
+                message: "the expected problem \(error.code) of \(action) is not sent as application/problem+json",
+                expected: ProblemDetails.mediaType, actual: error.contentType ?? "(no Content-Type)")
+        }
+        if let status = error.status, status != problem.status {
+            wellFormed = false
+            record(
+                ViolationCode.invalidProblemResponse, check, request: request, path: JSONPointer.root / "status",
+                message:
+                    "the expected problem \(error.code) of \(action): the body's status and the HTTP status disagree",
+                expected: String(status), actual: String(problem.status))
+        }
+        if let body = try? JSONEncoder().encode(problem), let leak = ProblemLeak.find(in: Array(body)) {
+            wellFormed = false
+            record(
+                ViolationCode.invalidProblemResponse, check, request: request,
+                message: "the expected problem \(error.code) of \(action) leaks server internals (\(leak.kind))",
+                actual: leak.excerpt)
+        }
+        guard wellFormed else { return }
         guard declared.contains(where: { $0.status == nil || $0.status == problem.status }) else {
             let statuses = declared.compactMap(\.status).map(String.init).joined(separator: " or ")
             record(

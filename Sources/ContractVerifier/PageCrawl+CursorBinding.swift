@@ -40,11 +40,15 @@ extension PageCrawl {
     /// A `410 cursor_expired` says the page version a postback was issued for no longer exists (contract § 13): the
     /// page must have changed since the first load. Asked for again now, an unchanged page makes the 410 a postback
     /// that works once and fails when sent again — as a device sends it after a timeout.
+    /// The first chunk is all the crawl compares of the page, so a new `ETag` or a new postback (a server's cursor
+    /// names its page version: an edit in a later chunk) count as a change too.
     func checkExpiryIsReal(request: String) async {
-        guard let first = firstAnswer, let before = try? decoder.decodePage(first.body).value.withoutPostbacks,
+        guard let first = firstAnswer, let before = try? decoder.decodePage(first.body).value,
             let now = try? await probe.send(
                 loader.http.urlRequest(for: initialRequest), headers: ["Accept-Encoding": "identity"]),
-            now.status == 200, let after = try? decoder.decodePage(now.body).value.withoutPostbacks, after == before
+            now.status == 200, let after = try? decoder.decodePage(now.body).value,
+            after.withoutPostbacks == before.withoutPostbacks, after.pagination == before.pagination,
+            now.header("ETag") == first.header("ETag")
         else { return }
         record(
             ViolationCode.replayMismatch, "replay", request: request,

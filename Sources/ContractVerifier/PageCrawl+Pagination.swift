@@ -121,6 +121,7 @@ extension PageCrawl {
             record(code, "replay", request: requestText, message: "\(what): no answer: \(error)")
             return
         }
+        checkRequestID(response, check: "replay", request: requestText)
         if response.status == 410 {
             checkProblem(response, check: "replay", request: requestText, expectedCode: "cursor_expired")
             await checkExpiryIsReal(request: requestText)
@@ -197,6 +198,7 @@ extension PageCrawl {
                 message: "no HTTP answer to a tampered postback: \(error)")
             return
         }
+        checkRequestID(response, check: "tampered_cursor", request: requestText)
         if (200..<400).contains(response.status) {
             record(
                 ViolationCode.tamperedCursorAccepted, "tampered_cursor", request: requestText,

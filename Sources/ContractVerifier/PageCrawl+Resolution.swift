@@ -24,6 +24,14 @@ extension PageCrawl {
             return
         }
         begin("resolution")
+        // A page with live data (rotating items, a degradable section that timed out) differs between two identical
+        // requests, which says nothing about resolution: compare only a page that repeats itself.
+        let removing = configuration.capabilities == nil ? [] : [client]
+        guard
+            let again = try? await probe.send(urlRequest, headers: ["Accept-Encoding": "identity"], removing: removing),
+            again.status == 200, let repeated = try? decoder.decodePage(again.body).value,
+            repeated.withoutPostbacks == unresolved.withoutPostbacks
+        else { return }
         let plainRequest = configuration.capabilities == nil ? request : request + " (no \(client))"
         let listed = Degradation.list(inEnvelope: unresolvedResponse.body).filter {
             $0.code != Degradation.Code.upstreamFallback

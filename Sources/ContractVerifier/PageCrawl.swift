@@ -18,8 +18,13 @@ final class PageCrawl {
     var firstAnswer: HTTPProbe.Response?
     /// The api actions already fired (`name widgetID event`), each at the first point the device holds it.
     var firedActions: Set<String> = []
-    /// The api actions already sent malformed requests (``probeMalformedActions(_:request:)``).
+    /// The api actions already sent malformed requests (``probeMalformedActions(_:widget:check:)``).
     var probedActions: Set<String> = []
+    /// Widget id → the events some widget with that id declares, over the whole document and every answer applied:
+    /// any of them is one a device can hold (docs/contract.md § 9.1), so its events are not undeclared.
+    var declaredEvents: [String: Set<String>] = [:]
+    /// Undeclared-event probes, sent once the page's actions ran and ``declaredEvents`` is complete.
+    var pendingEventProbes: [(request: ActionRequest, check: String)] = []
 
     /// The widget-state key the lifecycle checks set and read.
     static let probeKey = "flow-bff.verify.probe"
@@ -77,7 +82,9 @@ final class PageCrawl {
         report.exercised.widgetTypes.formUnion(scan.widgetTypes)
         report.exercised.actionTypes.formUnion(scan.actionTypes)
         links.append(contentsOf: scan.links)
+        declaredEvents.merge(scan.events) { $0.union($1) }
         await fireActions(scan.apiActions, on: document, store: store, log: log)
+        await probeUndeclaredEvents()
         await checkRevalidation()
         await checkRefresh(store)
     }
@@ -140,6 +147,8 @@ struct DocumentScan {
     var links: [PageTarget] = []
     var apiActions: [APIAction] = []
     var widgetCount = 0
+    /// Widget id → the events its widgets declare (nested ones included).
+    var events: [String: Set<String>] = [:]
     /// The widget types and the action types of their `actions` met.
     var widgetTypes: Set<String> = []
     var actionTypes: Set<String> = []
@@ -158,6 +167,7 @@ struct DocumentScan {
         for widget in widgets {
             widgetCount += 1
             widgetTypes.insert(widget.type)
+            events[widget.id, default: []].formUnion(widget.actions.keys)
             for event in widget.actions.keys.sorted() {
                 let action = widget.actions[event]!
                 actionTypes.insert(action.type)

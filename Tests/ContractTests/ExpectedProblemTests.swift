@@ -2,6 +2,7 @@ import BFFServer
 import BFFTesting
 import ContractVerifier
 import Foundation
+import HTTPCore
 import HTTPTesting
 import PageModel
 import Testing
@@ -46,6 +47,69 @@ import Testing
         #expect(report.codes == ["invalid_problem_response"], "\(report.summary)")
         #expect(report.violations.first?.expected == "410")
         #expect(report.violations.first?.actual == "409")
+    }
+
+    /// A server (RawServer) whose `orders.cancel` answers with `status`, `contentType` and a body saying 409.
+    func verifyRaw(status: Int, contentType: String) async throws -> VerificationReport {
+        let problem: JSONValue = [
+            "type": "https://example.com/problems/order_already_shipped", "title": "Already shipped", "status": 409,
+            "detail": "o-1001 left the warehouse.", "code": "order_already_shipped",
+        ]
+        let page: JSONValue = [
+            "schemaVersion": 1, "kind": "page",
+            "page": [
+                "id": "orders",
+                "sections": [
+                    [
+                        "id": "list",
+                        "widgets": [
+                            [
+                                "id": "cancel.o-1001", "type": "button", "content": ["title": "Cancel"],
+                                "actions": ["tap": ["type": "api", "name": "orders.cancel"]],
+                            ]
+                        ],
+                    ]
+                ],
+            ],
+        ]
+        let table: JSONValue = [
+            "entry": ["orders"],
+            "routes": [
+                ["path": "/v1/pages/orders", "responses": [["body": page]]],
+                [
+                    "method": "POST", "path": "/v1/actions/orders.cancel",
+                    "responses": [
+                        [
+                            "status": .number(Double(status)), "headers": ["Content-Type": .string(contentType)],
+                            "body": problem,
+                        ]
+                    ],
+                ],
+            ],
+        ]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).json")
+        try Data(JSONWriter().write(table)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let raw = try RawServer(routesFile: file.path)
+        try raw.server.start()
+        defer { raw.server.shutdown() }
+        var configuration = VerifierConfiguration(
+            baseURL: raw.baseURL, entryPages: [PageTarget(pageID: "orders")], maximumChunks: 50, timeout: 30)
+        configuration.expectedProblems = [
+            "orders.cancel": [ExpectedProblem(code: "order_already_shipped", status: 409)]
+        ]
+        return try await ContractVerifier(configuration: configuration).run()
+    }
+
+    @Test func aMalformedExpectedProblemFails() async throws {
+        let wellFormed = try await verifyRaw(status: 409, contentType: "application/problem+json")
+        #expect(wellFormed.passed, "\(wellFormed.summary)")
+        #expect(wellFormed.pages.first?.expectedProblems == 1)
+        // The body says 409, the HTTP status is 500 and the answer is HTML: not a problem document.
+        let malformed = try await verifyRaw(status: 500, contentType: "text/html")
+        #expect(Set(malformed.codes) == ["invalid_problem_response", "wrong_content_type"], "\(malformed.summary)")
+        #expect(malformed.violations.contains { $0.expected == "500" && $0.actual == "409" })
+        #expect(malformed.pages.first?.expectedProblems == 0)
     }
 
     @Test func theCatalogListsItsDeclaredProblems() throws {

@@ -23,13 +23,16 @@ import Synchronization
 /// spellings) unless the table says `"postNext": false`.
 /// Like a conforming server, it refuses an action request naming a widget that no body of the table has (`400
 /// unknown_widget`) or an event the widget does not declare (`400 undeclared_event`), before any route — unless
-/// the table says `"checksActions": false` (a server that answers whatever it is sent).
+/// the table says `"checksActions": false` (a server that answers whatever it is sent). It also refuses, first, a
+/// body without string `pageID`, `widgetID` or `event` (`400 invalid_request`) and a `pageID` the table serves no
+/// page for (`404 page_not_found`) — unless `"checksRequests": false` or `"checksActions": false`.
 final class RawServer: Sendable {
     struct Table: Decodable {
         var entry: [String]
         var compression: Bool?
         var postNext: Bool?
         var checksActions: Bool?
+        var checksRequests: Bool?
         /// Whether answers carry the request's `X-Request-ID` (default true, as the contract says).
         var echoesRequestID: Bool?
         /// The answer to a request no route matches; default a `404` problem+json `page_not_found`.
@@ -96,10 +99,19 @@ final class RawServer: Sendable {
         configuration.workerThreads = 1
         configuration.compression.enabled = table.compression ?? true
         let widgets = table.checksActions ?? true ? table.widgetEvents : nil
+        let pages: Set<String>? =
+            (table.checksActions ?? true) && (table.checksRequests ?? true)
+            ? Set(
+                table.entry
+                    + table.routes.compactMap { route in
+                        let parts = route.path.split(separator: "/")
+                        return parts.count == 3 && parts[0] == "v1" && parts[1] == "pages" ? String(parts[2]) : nil
+                    }) : nil
         let echoes = table.echoesRequestID ?? true
         server = HTTPServer(configuration: configuration) { request in
             var reply =
-                widgets.flatMap { RawServer.refusal(of: request, widgets: $0) }
+                pages.flatMap { RawServer.malformed(request, pages: $0) }
+                ?? widgets.flatMap { RawServer.refusal(of: request, widgets: $0) }
                 ?? RawServer.answer(request, table: table, turns: turns)
             if echoes, case .response(var response) = reply, let id = request.headers["X-Request-ID"] {
                 response.headers.set("X-Request-ID", id)
@@ -142,6 +154,27 @@ final class RawServer: Sendable {
         if headers["Content-Type"] == nil, answer.body != nil { headers.set("Content-Type", "application/json") }
         return .response(
             HTTPResponse(status: HTTPStatus(code: answer.status ?? status), headers: headers, body: .bytes(bytes)))
+    }
+
+    /// The contract's `400 invalid_request` for an action request without string `pageID`, `widgetID` or `event`,
+    /// and `404 page_not_found` for one naming a page the table does not serve.
+    static func malformed(_ request: HTTPRequest, pages: Set<String>) -> HTTPReply? {
+        guard request.method.rawValue == "POST", request.path.hasPrefix("/v1/actions/") else { return nil }
+        let body = try? JSONParser().parse(request.body)
+        let problem: ProblemDetails
+        if let missing = ["pageID", "widgetID", "event"].first(where: { body?[$0]?.stringValue == nil }) {
+            problem = ProblemDetails(
+                status: 400, code: "invalid_request", title: "Invalid request", detail: "\(missing) is required.")
+        } else if let pageID = body?["pageID"]?.stringValue, !pages.contains(pageID) {
+            problem = ProblemDetails(
+                status: 404, code: "page_not_found", title: "Not found", detail: "No page \(pageID).")
+        } else {
+            return nil
+        }
+        return .response(
+            .bytes(
+                JSONWriter().write(problem.json), contentType: ProblemDetails.mediaType,
+                status: HTTPStatus(code: problem.status)))
     }
 
     /// The contract's `400` for an action request whose widget or event the table's bodies do not declare.

@@ -117,7 +117,8 @@ public final class HTTPPageLoader: PageLoader {
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
-            throw Self.error(status: status, body: data, url: urlRequest.url)
+            let contentType = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")
+            throw Self.error(status: status, body: data, url: urlRequest.url, contentType: contentType)
         }
         return Array(data)
     }
@@ -160,15 +161,21 @@ public final class HTTPPageLoader: PageLoader {
         }
     }
 
-    /// The error of a non-2xx answer: the problem+json body's message when there is one.
-    static func error(status: Int, body: Data, url: URL?) -> PageLoadError {
+    /// The error of a non-2xx answer: the problem+json body's message when there is one; ``PageLoadError/status``
+    /// is the HTTP status (a problem body's own `status` stays in ``PageLoadError/problem``).
+    static func error(status: Int, body: Data, url: URL?, contentType: String? = nil) -> PageLoadError {
+        var error: PageLoadError
         if let problem = try? JSONDecoder().decode(ProblemDetails.self, from: body) {
-            return PageLoadError(problem: problem)
+            error = PageLoadError(problem: problem)
+            error.status = status
+        } else {
+            let reason = HTTPURLResponse.localizedString(forStatusCode: status)
+            error = PageLoadError(
+                code: "http_error", message: "HTTP \(status) \(reason) from \(url?.absoluteString ?? "the server")",
+                status: status)
         }
-        let reason = HTTPURLResponse.localizedString(forStatusCode: status)
-        return PageLoadError(
-            code: "http_error", message: "HTTP \(status) \(reason) from \(url?.absoluteString ?? "the server")",
-            status: status)
+        error.contentType = contentType
+        return error
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters, so `/`, `+`, `=`, `&` survive a trip

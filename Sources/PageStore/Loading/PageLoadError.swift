@@ -15,6 +15,8 @@ public struct PageLoadError: Error, Sendable, Hashable, CustomStringConvertible 
     public var status: Int?
     /// The `application/problem+json` body, when the server sent one.
     public var problem: ProblemDetails?
+    /// The answer's `Content-Type`, when there was a response.
+    public var contentType: String?
 
     public init(code: String, message: String, status: Int? = nil, problem: ProblemDetails? = nil) {
         self.code = code
