@@ -60,7 +60,7 @@ public func makeServer(
     http.timeouts.drain = .milliseconds(Int(configuration.server.drainSeconds * 1000))
     let log = ApplicationHTTPLog(
         metrics: application.metrics, log: application.log, accessLog: configuration.logging.accessLog,
-        forward: httpLogger)
+        forward: httpLogger, trustedProxies: Set(configuration.logging.trustedProxies))
     let server = HTTPServer(configuration: http, logger: log, responder: application.publicResponder())
     let operationsServer = configuration.server.adminPort.map { port in
         var operations = HTTPServer.Configuration(host: configuration.server.host, port: port)

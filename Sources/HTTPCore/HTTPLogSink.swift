@@ -32,6 +32,8 @@ public struct HTTPAccessLogEntry: Sendable {
     public var subject: String? = nil
     /// The response's ``HTTPResponse/errorCode`` (a problem code).
     public var errorCode: String? = nil
+    /// The request's header fields (`User-Agent`, `X-Forwarded-For`, …), for an access log that reports them.
+    public var requestHeaders = HTTPFields()
 }
 
 extension HTTPAccessLogEntry {

@@ -1,10 +1,11 @@
-import BFFServer
 import BFFTesting
 import Foundation
 import HTTPCore
 import HTTPTesting
 import PageModel
 import Testing
+
+@testable import BFFServer
 
 /// The access log and metrics are fed from what HTTPCore wrote, not from what a handler returned.
 @Suite struct AccessLogTests {
@@ -13,6 +14,45 @@ import Testing
         let text = try #require(
             log.lines.first { $0.contains("\"requestID\":\"\(requestID)\"") && $0.contains("\"route\"") })
         return try PageDecoder().parse(Array(text.utf8))
+    }
+
+    /// The line says who asked and what for: the page served, the problem code, the peer, the client a trusted
+    /// proxy forwarded (never one an untrusted peer claims), the user agent and the app's platform and version.
+    @Test func theLineNamesTheClientTheAppThePageAndTheProblem() async throws {
+        for trusted in [true, false] {
+            let log = MemoryLogSink()
+            var configuration = BFFConfiguration()
+            configuration.logging.trustedProxies = trusted ? ["127.0.0.1"] : []
+            try await withTestServer(configuration: configuration, log: log) { server in
+                let http = HTTPTestClient(port: server.port)
+                _ = try await http.get(
+                    "/v1/pages/home",
+                    headers: [
+                        ("X-Request-ID", "app"), ("User-Agent", "Larder/3.2.0 (iPhone; iOS 18.1)"),
+                        ("X-Flow-Client", "platform=ios; version=3.2.0; widgets=text@1,button@2"),
+                        ("X-Forwarded-For", "203.0.113.7, 127.0.0.1"),
+                    ])
+                _ = try await http.get("/v1/pages/no-such-page", headers: [("X-Request-ID", "missing")])
+                let app = try Self.line(log, "app")
+                #expect(app["page"] == "home")
+                #expect(app["problem"] == nil)
+                #expect(app["peer"]?.stringValue?.hasPrefix("127.0.0.1:") == true)
+                #expect(app["client"] == (trusted ? "203.0.113.7" : nil))
+                #expect(app["userAgent"] == "Larder/3.2.0 (iPhone; iOS 18.1)")
+                #expect(app["appPlatform"] == "ios")
+                #expect(app["appVersion"] == "3.2.0")
+                let missing = try Self.line(log, "missing")
+                #expect(missing["problem"] == "page_not_found")
+                #expect(missing["page"] == nil, "an unknown page id is not logged as a page")
+                #expect(missing["appPlatform"] == nil)
+            }
+        }
+        #expect(AccessLogExtras.host(of: "[::1]:8080") == "::1")
+        #expect(AccessLogExtras.host(of: "10.0.0.2:443") == "10.0.0.2")
+        #expect(
+            AccessLogExtras.client(
+                forwardedFor: "198.51.100.1, 10.0.0.9, 10.0.0.2", trustedProxies: ["10.0.0.2", "10.0.0.9"])
+                == "198.51.100.1")
     }
 
     @Test func statusAndBytesAreWhatWentOnTheWire() async throws {

@@ -133,6 +133,10 @@ public struct BFFConfiguration: Sendable, Hashable {
         public var metrics = true
         /// How `flow-bff serve` writes its lines. Default ``LogFormat/auto``.
         public var format = LogFormat.auto
+        /// Addresses of the proxies in front of the server (load balancers, ingress): for a request from one of
+        /// them, the access log's `client` is the last `X-Forwarded-For` address that is not one of them. From any
+        /// other peer `X-Forwarded-For` is ignored (anyone can send it). Default none.
+        public var trustedProxies: [String] = []
     }
 
     /// The form of the server's log lines on standard output.

@@ -310,6 +310,12 @@ extension ConfigurationKey {
             "`human` (compact lines for a terminal, findings as `file:line:column`), `json` (one JSON object per "
                 + "line) or `auto`: `human` in mock mode on a terminal, else `json`."
         ) { (configuration, format: BFFConfiguration.LogFormat) in configuration.logging.format = format },
+        .stringList(
+            "logging.trustedProxies",
+            "Addresses of the proxies in front of the server (`10.0.0.2`, `::1`): for a request from one of them the "
+                + "access log's `client` is the last `X-Forwarded-For` address that is not one of them; from any other "
+                + "peer `X-Forwarded-For` is ignored."
+        ) { $0.logging.trustedProxies = $1 },
     ]
 }
 

@@ -4,7 +4,9 @@ import PageModel
 import Synchronization
 
 /// One structured access-log line, from what HTTPCore wrote:
-/// `{"time","requestID","method","path","route","status","bytes","gzip"?,"durationMs"}`.
+/// `{"time","requestID","method","path","route","status","bytes","gzip"?,"durationMs"}`, then the
+/// ``AccessLogExtras`` the request and response have (`page`, `problem`, `peer`, `client`, `userAgent`,
+/// `appPlatform`, `appVersion`).
 ///
 /// Written straight into the sink's buffer (``BFFLogSink/writeLine(_:)``): no intermediate `String` per field or
 /// per line, and the timestamp's date part is formatted once a second.
@@ -18,6 +20,7 @@ struct AccessLogLine {
     var bytes: Int
     var gzip: Bool
     var seconds: Double
+    var extras = AccessLogExtras()
 
     // The keys, as bytes once (appending an array is a copy; appending a string's UTF-8 view walks it).
     private static let timeKey = Array(#"{"time":""#.utf8)
@@ -48,6 +51,8 @@ struct AccessLogLine {
             }
         }
         if !written { appendGeneral(to: &line) }
+        extras.append(to: &line)
+        line.append(UInt8(ascii: "}"))
     }
 
     /// The fast path: false (and nothing written) when a field is long or needs escaping.
@@ -87,7 +92,6 @@ struct AccessLogLine {
             out.writeDecimal(micros / 1000)
             out.write(UInt8(ascii: "."))
             out.writeDecimal(micros % 1000, minimumDigits: 3)
-            out.write(UInt8(ascii: "}"))
             line.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: out.count))
         }
         return true
@@ -166,7 +170,6 @@ struct AccessLogLine {
         ByteFormatting.appendDecimal(micros / 1000, to: &line)
         line.append(UInt8(ascii: "."))
         ByteFormatting.appendDecimal(micros % 1000, minimumDigits: 3, to: &line)
-        line.append(UInt8(ascii: "}"))
     }
 
     /// The formatted second (`2026-11-29T20:19:20.`), cached: formatting a date per request would cost more than

@@ -18,12 +18,17 @@ final class ApplicationHTTPLog: HTTPLogSink {
     private let forwardsAccess: Bool
     /// `log.sink`, held directly (no `Logger` copy per line).
     private let sink: any BFFLogSink
+    /// `logging.trustedProxies`: peers whose `X-Forwarded-For` names the client.
+    let trustedProxies: Set<String>
 
-    init(metrics: Metrics, log: Logger, accessLog: Bool, forward: any HTTPLogSink) {
+    init(
+        metrics: Metrics, log: Logger, accessLog: Bool, forward: any HTTPLogSink, trustedProxies: Set<String> = []
+    ) {
         self.metrics = metrics
         self.log = log
         self.accessLog = accessLog
         self.forward = forward
+        self.trustedProxies = trustedProxies
         forwardsAccess = forward.wantsAccessLog
         sink = log.sink
     }
@@ -47,7 +52,8 @@ final class ApplicationHTTPLog: HTTPLogSink {
             let path = query.map { target.utf8.prefix($0) }.map(Substring.init) ?? target[...]
             let line = AccessLogLine(
                 requestID: requestID, method: entry.method.rawValue, path: path, route: route, status: entry.status,
-                bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds)
+                bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds,
+                extras: AccessLogExtras(entry, trustedProxies: trustedProxies))
             // A closure literal, not the method reference `line.append(to:)` (that would allocate a context).
             sink.writeLine { line.append(to: &$0) }
         }
