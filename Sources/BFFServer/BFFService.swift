@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import PageModel
+import Synchronization
 
 /// A running flow-bff: the application and the HTTP server that drives it.
 public final class BFFService: Sendable {
@@ -10,6 +11,8 @@ public final class BFFService: Sendable {
     public let operationsServer: HTTPServer?
     /// Reloads the pages on change in mock mode (`mock.watch`); `nil` otherwise.
     let watcher: PageWatcher?
+    /// Shutdown requests so far (calls and signals): the first one is logged as the start of the sequence.
+    private let shutdownRequests = Atomic<Int>(0)
 
     init(
         application: BFFApplication, server: HTTPServer, operationsServer: HTTPServer? = nil,
@@ -52,6 +55,14 @@ public final class BFFService: Sendable {
             }
         }
         if let watcher { application.watcherStarted(watcher.start()) }
+        let (application, watcher, drainSeconds) = (application, watcher, application.configuration.server.drainSeconds)
+        server.onDrainStart {
+            watcher?.stop()
+            application.reload.events.finishAll()  // open preview streams would otherwise hold the drain to its end
+            application.log.info(
+                "draining: new connections refused, requests in flight get up to \(Self.seconds(drainSeconds)) s "
+                    + "(server.drainSeconds)")
+        }
     }
 
     private static func address(_ host: String, _ port: Int) -> String {
@@ -67,14 +78,58 @@ public final class BFFService: Sendable {
     /// `http://host:port` of the bound socket, IPv6 hosts in brackets.
     public var baseURL: String { "http://" + server.localAddress }
 
-    /// Graceful shutdown: `/readyz` turns 503, new connections are refused, in-flight requests finish. The operations
-    /// listener stays up, answering `/readyz` with 503, until ``waitUntilStopped()`` or ``stoppedAsync()`` sees the
-    /// public listener stopped.
-    public func shutdown() {
+    /// The configured grace period (`server.shutdownGraceSeconds`).
+    public var gracePeriod: Duration {
+        .milliseconds(Int(application.configuration.server.shutdownGraceSeconds * 1000))
+    }
+
+    private var drainTimeout: Duration { .milliseconds(Int(application.configuration.server.drainSeconds * 1000)) }
+
+    /// Graceful shutdown (docs/operations.md, "Health, readiness and graceful shutdown"): `/readyz` turns 503 at once;
+    /// for `gracePeriod` (default ``gracePeriod``, `server.shutdownGraceSeconds`) the server still accepts and
+    /// serves, every response with `Connection: close`, so a load balancer probing readiness stops sending here
+    /// before anything is refused; then new connections are refused and requests in flight finish within
+    /// `server.drainSeconds`. The operations listener stays up, answering `/readyz` with 503, until
+    /// ``waitUntilStopped()`` or ``stoppedAsync()`` sees the public listener stopped. Called again with `.zero` (or a
+    /// shorter period) during the grace period, it begins the drain at once.
+    public func shutdown(gracePeriod: Duration? = nil) {
+        let grace = gracePeriod ?? self.gracePeriod
         application.setReady(false)
-        watcher?.stop()
-        application.reload.events.finishAll()  // open preview streams would otherwise hold the drain to its end
-        server.shutdown(drainTimeout: .milliseconds(Int(application.configuration.server.drainSeconds * 1000)))
+        announce("shutdown requested", gracePeriod: grace, logsRepeat: grace == .zero && server.isInGracePeriod)
+        server.shutdown(gracePeriod: grace, drainTimeout: drainTimeout)
+    }
+
+    /// Shuts down on SIGTERM and SIGINT, as ``shutdown(gracePeriod:)`` with the configured grace period; a second
+    /// signal ends the grace period at once (HTTPCore's ``HTTPServer/installSignalHandlers(_:gracePeriod:drainTimeout:onSignal:)``).
+    /// Logs each phase. Call after ``start()``.
+    public func installSignalHandlers() {
+        let grace = gracePeriod
+        server.installSignalHandlers(gracePeriod: grace, drainTimeout: drainTimeout) { [self] signal in
+            application.setReady(false)
+            announce("signal \(signal)", gracePeriod: grace, logsRepeat: true)
+        }
+    }
+
+    /// Logs a shutdown request: the first starts the sequence; a later one only when `logsRepeat` (every later
+    /// signal; a call that ends a running grace period).
+    private func announce(_ cause: String, gracePeriod: Duration, logsRepeat: Bool) {
+        let request = shutdownRequests.add(1, ordering: .relaxed).newValue
+        if request > 1 {
+            if logsRepeat { application.log.info("\(cause) again: draining now") }
+        } else if gracePeriod > .zero {
+            let (seconds, attoseconds) = gracePeriod.components
+            application.log.info(
+                "\(cause): not ready (/readyz 503); still accepting and serving for "
+                    + "\(Self.seconds(Double(seconds) + Double(attoseconds) / 1e18)) s (server.shutdownGraceSeconds), "
+                    + "every response Connection: close; then draining")
+        } else {
+            application.log.info("\(cause): not ready (/readyz 503); draining")
+        }
+    }
+
+    /// `10`, `2.5`.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// Blocks until the server has stopped, then stops the operations listener: it answers `/readyz` with 503
@@ -86,7 +141,7 @@ public final class BFFService: Sendable {
         operationsServer?.waitUntilStopped()
     }
 
-    /// Suspends until both listeners have stopped (after ``shutdown()``).
+    /// Suspends until both listeners have stopped (after ``shutdown(gracePeriod:)``).
     public func stoppedAsync() async {
         await server.stoppedAsync()
         operationsServer?.shutdown(drainTimeout: .seconds(1))

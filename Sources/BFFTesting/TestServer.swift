@@ -35,11 +35,11 @@ public func withTestServer<Result>(
     let server = TestServer(service: service)
     do {
         let result = try await body(server)
-        service.shutdown()
+        service.shutdown(gracePeriod: .zero)  // a test that set server.shutdownGraceSeconds does not wait for it
         await service.stoppedAsync()
         return result
     } catch {
-        service.shutdown()
+        service.shutdown(gracePeriod: .zero)
         await service.stoppedAsync()
         throw error
     }

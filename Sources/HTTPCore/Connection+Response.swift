@@ -42,7 +42,7 @@ extension Connection {
     @discardableResult
     func send(_ response: HTTPResponse, _ info: RequestInfo) -> (head: Int, body: Int) {
         let loop = self.loop
-        var keepAlive = info.keepAlive && !loop.draining
+        var keepAlive = info.keepAlive && loop.keepsConnections
         let isHead = info.method == .head
         var status = response.status
         if status.code < 200 || status.code > 999 {

@@ -204,7 +204,8 @@ final class Connection {
         let info = RequestInfo(
             method: request.method, version: request.version,
             keepAlive: request.wantsKeepAlive && requestsServed < loop.configuration.limits.maxRequestsPerConnection
-                && !loop.draining && !reserved && (loop.maximumAge == 0 || loop.now &- acceptedAt < loop.maximumAge),
+                && loop.keepsConnections && !reserved
+                && (loop.maximumAge == 0 || loop.now &- acceptedAt < loop.maximumAge),
             headers: request.headers, target: loop.wantsAccessLog ? request.target : "",
             // The duration starts when the loop woke up for the bytes of this request (the clock is read once per
             // batch of events): a request answered after others of the same batch counts its wait too.

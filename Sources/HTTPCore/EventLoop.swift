@@ -73,6 +73,10 @@ final class EventLoop: @unchecked Sendable {
     private var timers: [(deadline: UInt64, action: () -> Void)] = []
     private var nextSweep: UInt64 = 0
     private(set) var draining = false
+    /// The server's shutdown grace period: still accepting and serving, each response ends its connection.
+    private(set) var inGracePeriod = false
+    /// Whether a response may keep its connection open: not during a shutdown's grace period or drain.
+    var keepsConnections: Bool { !draining && !inGracePeriod }
     private var drainDeadline: UInt64 = 0
     private var listening = true
     private var listenerReleased = false
@@ -336,6 +340,13 @@ final class EventLoop: @unchecked Sendable {
     }
 
     // MARK: Shutdown
+
+    /// Keeps accepting and serving, but answers every request with `Connection: close` (loop thread). Idle
+    /// keep-alive connections stay open: closing one now could cross a request its client is sending; it is ended
+    /// after its next response, by the idle timeout, or by the drain.
+    func beginGracePeriod() {
+        inGracePeriod = true
+    }
 
     /// Stops accepting, closes idle connections, lets busy ones finish until `deadline` (loop thread).
     func beginDrain(deadline: UInt64) {

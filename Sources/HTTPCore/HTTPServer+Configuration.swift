@@ -88,7 +88,8 @@ extension HTTPServer {
             /// How long a client may leave the server unable to write before the connection is dropped.
             /// Default 30 s.
             public var write: Duration = .seconds(30)
-            /// Default drain time of ``HTTPServer/shutdown(drainTimeout:)`` and of the signal handler. Default 10 s.
+            /// Default drain time of ``HTTPServer/shutdown(gracePeriod:drainTimeout:)`` and of the signal handler. Default
+            /// 10 s.
             public var drain: Duration = .seconds(10)
 
             public init() {}

@@ -16,6 +16,10 @@ import Synchronization
 /// server.installSignalHandlers()      // SIGTERM / SIGINT → graceful shutdown
 /// server.waitUntilStopped()           // then exit(0)
 /// ```
+///
+/// Shutdown runs in up to two phases: an optional grace period (``shutdown(gracePeriod:drainTimeout:)``), in which
+/// the server still accepts and serves but ends every connection after its next response, then the drain, in which
+/// it refuses new connections and finishes the requests in flight.
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
     /// What answers every request (a test can also send requests to it directly, without a socket).
@@ -25,6 +29,8 @@ public final class HTTPServer: Sendable {
     private enum Phase {
         case idle
         case running
+        /// Still accepting and serving, every response with `Connection: close`, until the drain begins.
+        case grace
         case draining
         case stopped
     }
@@ -38,6 +44,14 @@ public final class HTTPServer: Sendable {
         var loopsHoldingListener = 0
         var loopsRunning = 0
         var signalSources: [SignalSource] = []
+        /// The drain time the shutdown asked for, in nanoseconds (read when the drain begins).
+        var drainTimeout: UInt64 = 0
+        /// When the grace period ends (monotonic nanoseconds), and the token of the timer that ends it: a later,
+        /// earlier deadline replaces the timer, whose stale firing then does nothing.
+        var graceEnds: UInt64 = 0
+        var graceTimer = 0
+        /// ``onDrainStart(_:)`` actions not yet run.
+        var drainActions: [@Sendable () -> Void] = []
         var stoppedWaiters: [CheckedContinuation<Void, Never>] = []
         /// Counters of loops that already stopped.
         var stoppedAccepted = 0
@@ -104,7 +118,13 @@ public final class HTTPServer: Sendable {
     public var localAddress: String { state.withLock { $0.localAddress } }
 
     /// Whether the server has been started and not yet stopped.
-    public var isRunning: Bool { state.withLock { $0.phase == .running || $0.phase == .draining } }
+    public var isRunning: Bool {
+        state.withLock { $0.phase == .running || $0.phase == .grace || $0.phase == .draining }
+    }
+
+    /// Whether a shutdown's grace period runs: connections are still accepted and served, each ended after its next
+    /// response.
+    public var isInGracePeriod: Bool { state.withLock { $0.phase == .grace } }
 
     /// Counters since start.
     public struct Statistics: Sendable, Equatable {
@@ -124,30 +144,131 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Graceful shutdown: new connections are refused as soon as this returns (on the Dispatch loop, once every loop
-    /// has stopped watching the listener, moments later); idle keep-alive connections are
-    /// closed; requests in flight are answered (with `Connection: close`) until `drainTimeout`
-    /// (default ``Configuration/Timeouts/drain``), after which remaining connections are closed. Returns
-    /// immediately; use ``waitUntilStopped()`` to wait for the end. Safe to call from any thread, repeatedly.
-    public func shutdown(drainTimeout: Duration? = nil) {
-        let timeout = (drainTimeout ?? configuration.timeouts.drain).nanoseconds
-        let loops = state.withLock { (state) -> [EventLoop] in
-            guard state.phase == .running else { return [] }
-            state.phase = .draining
-            // Refuse new connections now: a shut-down listening socket answers SYNs with RST. Not under Dispatch:
-            // the hang-up this raises on the loops' listener sources races their cancellation in libdispatch's
-            // event loop, which then dereferences a freed source (a crash seen in about one test run in eight);
-            // there the listener is closed once every loop has cancelled its source, moments later.
-            if configuration.eventLoop == .epoll { try? System.shutdown(state.listenFD, Int32(SHUT_RDWR)) }
-            return state.loops
+    /// Graceful shutdown, in two phases.
+    ///
+    /// 1. **Grace** (when `gracePeriod` is above zero): the server keeps accepting connections and serving requests
+    ///    normally, except that every response carries `Connection: close` and ends its connection (idle keep-alive
+    ///    connections are left open until they send a request or time out). Meant for a load balancer to see the
+    ///    application's readiness fail and stop sending here while nothing is refused yet; a client on a
+    ///    keep-alive connection (an L4 balancer pins it here) reconnects, and goes elsewhere.
+    /// 2. **Drain**: new connections are refused (on the Dispatch loop, once every loop has stopped watching the
+    ///    listener, moments later); idle keep-alive connections are closed; requests in flight are answered (with
+    ///    `Connection: close`) until `drainTimeout` (default ``Configuration/Timeouts/drain``), after which
+    ///    remaining connections are closed.
+    ///
+    /// Returns immediately; use ``waitUntilStopped()`` or ``stoppedAsync()`` to wait for the end. Safe to call from
+    /// any thread, repeatedly: the drain begins at the earliest moment any call asked for, so
+    /// `shutdown(gracePeriod: .zero)` during a grace period ends it at once (a second SIGTERM, see
+    /// ``installSignalHandlers(_:gracePeriod:drainTimeout:onSignal:)``); a later call's `drainTimeout` replaces an
+    /// earlier one until the drain begins.
+    public func shutdown(gracePeriod: Duration = .zero, drainTimeout: Duration? = nil) {
+        beginShutdown(drainTimeout: drainTimeout) { _ in gracePeriod }
+    }
+
+    /// The signal handlers' shutdown: the first signal starts the grace period, a later one ends it at once.
+    func shutdownOnSignal(gracePeriod: Duration, drainTimeout: Duration?) {
+        beginShutdown(drainTimeout: drainTimeout) { $0 == .running ? gracePeriod : .zero }
+    }
+
+    /// Runs `action` once, when the drain begins (on the thread that begins it, after the loops were told), or at
+    /// once when the drain already began or the server stopped. For a log line, or to end long-lived responses
+    /// (event streams) that would otherwise hold the drain to its deadline.
+    public func onDrainStart(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { (state) -> Bool in
+            guard state.phase == .draining || state.phase == .stopped else {
+                state.drainActions.append(action)
+                return false
+            }
+            return true
         }
-        let deadline = System.monotonicNanoseconds() &+ timeout
-        for loop in loops {
-            loop.execute { loop.beginDrain(deadline: deadline) }
+        if runNow { action() }
+    }
+
+    private enum ShutdownStep {
+        case none
+        /// The loops start ending connections after each response; the timer ends the grace period after `delay`.
+        case grace(loops: [EventLoop], timer: Int, delay: UInt64)
+        /// A shorter grace period than the one running: only a new timer.
+        case shortenGrace(timer: Int, delay: UInt64)
+        case drain(loops: [EventLoop], timeout: UInt64, actions: [@Sendable () -> Void])
+    }
+
+    private func beginShutdown(drainTimeout: Duration?, gracePeriod: (Phase) -> Duration) {
+        let now = System.monotonicNanoseconds()
+        let step = state.withLock { (state) -> ShutdownStep in
+            let grace = max(gracePeriod(state.phase), .zero).nanoseconds
+            switch state.phase {
+            case .running:
+                state.drainTimeout = (drainTimeout ?? configuration.timeouts.drain).nanoseconds
+                guard grace > 0 else { return startDrain(&state) }
+                state.phase = .grace
+                state.graceEnds = now &+ grace
+                state.graceTimer += 1
+                return .grace(loops: state.loops, timer: state.graceTimer, delay: grace)
+            case .grace:
+                if let drainTimeout { state.drainTimeout = drainTimeout.nanoseconds }
+                guard grace > 0 else { return startDrain(&state) }
+                guard now &+ grace < state.graceEnds else { return .none }
+                state.graceEnds = now &+ grace
+                state.graceTimer += 1
+                return .shortenGrace(timer: state.graceTimer, delay: grace)
+            case .idle, .draining, .stopped:
+                return .none
+            }
+        }
+        perform(step)
+    }
+
+    /// The grace period's timer fired: the drain begins unless a shorter period replaced this timer (or a call
+    /// began the drain already).
+    private func endGracePeriod(timer: Int) {
+        let step = state.withLock { (state) -> ShutdownStep in
+            guard state.phase == .grace, state.graceTimer == timer else { return .none }
+            return startDrain(&state)
+        }
+        perform(step)
+    }
+
+    private func startDrain(_ state: inout State) -> ShutdownStep {
+        state.phase = .draining
+        // Refuse new connections now: a shut-down listening socket answers SYNs with RST. Not under Dispatch:
+        // the hang-up this raises on the loops' listener sources races their cancellation in libdispatch's
+        // event loop, which then dereferences a freed source (a crash seen in about one test run in eight);
+        // there the listener is closed once every loop has cancelled its source, moments later.
+        if configuration.eventLoop == .epoll { try? System.shutdown(state.listenFD, Int32(SHUT_RDWR)) }
+        let actions = state.drainActions
+        state.drainActions = []
+        return .drain(loops: state.loops, timeout: state.drainTimeout, actions: actions)
+    }
+
+    private func perform(_ step: ShutdownStep) {
+        switch step {
+        case .none:
+            return
+        case .grace(let loops, let timer, let delay):
+            for loop in loops {
+                loop.execute { loop.beginGracePeriod() }
+            }
+            scheduleGraceEnd(timer: timer, delay: delay)
+        case .shortenGrace(let timer, let delay):
+            scheduleGraceEnd(timer: timer, delay: delay)
+        case .drain(let loops, let timeout, let actions):
+            let deadline = System.monotonicNanoseconds() &+ timeout
+            for loop in loops {
+                loop.execute { loop.beginDrain(deadline: deadline) }
+            }
+            for action in actions { action() }
         }
     }
 
-    /// Blocks the calling thread until every event loop has stopped (after ``shutdown(drainTimeout:)``).
+    private func scheduleGraceEnd(timer: Int, delay: UInt64) {
+        let nanoseconds = Int(min(delay, UInt64(Int.max / 2)))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            self?.endGracePeriod(timer: timer)
+        }
+    }
+
+    /// Blocks the calling thread until every event loop has stopped (after ``shutdown(gracePeriod:drainTimeout:)``).
     /// Returns immediately if the server was never started. For `main`; async code awaits ``stoppedAsync()``.
     @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
     public func waitUntilStopped() {
@@ -185,6 +306,7 @@ public final class HTTPServer: Sendable {
     }
 
     func loopDidStop() {
+        var actions: [@Sendable () -> Void] = []
         let waiters = state.withLock { (state) -> [CheckedContinuation<Void, Never>] in
             state.loopsRunning -= 1
             guard state.loopsRunning == 0 else { return [] }
@@ -198,8 +320,12 @@ public final class HTTPServer: Sendable {
             state.signalSources = []
             let waiters = state.stoppedWaiters
             state.stoppedWaiters = []
+            // Stopped without a drain (a loop whose poller failed): what waited for the drain runs now.
+            actions = state.drainActions
+            state.drainActions = []
             return waiters
         }
+        for action in actions { action() }
         for waiter in waiters { waiter.resume() }
         stopped.leave()
     }

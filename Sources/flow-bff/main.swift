@@ -147,11 +147,7 @@ func serve(_ arguments: CommandLineArguments) -> Never {
         log.write("preview: \(local)/__preview  (the pages in a browser, docs/preview.md)")
     }
     log.flush()
-    service.server.installSignalHandlers(drainTimeout: .milliseconds(Int(configuration.server.drainSeconds * 1000))) {
-        signal in
-        service.application.setReady(false)
-        Logger(sink: sink).info("signal \(signal): draining")
-    }
+    service.installSignalHandlers()  // SIGTERM, SIGINT: not ready, grace period, drain (docs/operations.md)
     service.waitUntilStopped()
     Logger(sink: sink).info("stopped")
     log.flush()

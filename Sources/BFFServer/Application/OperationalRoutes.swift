@@ -35,7 +35,7 @@ struct OperationalRoutes: Sendable {
         return .json(JSONWriter().write(.object(index)), headers: ["Cache-Control": "no-cache"])
     }
 
-    /// `GET /readyz`: 200 with the catalog's size and version, 503 `not_ready` while starting or draining.
+    /// `GET /readyz`: 200 with the catalog's size and version, 503 `not_ready` while starting or shutting down.
     func readiness() throws -> Answer {
         guard ready.isOn else { throw ProblemDetails.notReady }
         let catalog = served.snapshot.catalog

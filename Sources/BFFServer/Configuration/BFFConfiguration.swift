@@ -48,7 +48,13 @@ public struct BFFConfiguration: Sendable, Hashable {
         /// `epoll` (Linux's fast path) or `dispatch` (portable Dispatch sources). Default `epoll` on Linux,
         /// `dispatch` elsewhere.
         public var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
-        /// Seconds in-flight requests get to finish after SIGTERM. Default 10.
+        /// Seconds the server keeps accepting and serving after SIGTERM or SIGINT, with `/readyz` answering 503 and
+        /// every response `Connection: close`, so a load balancer probing readiness stops sending here before new
+        /// connections are refused; a second signal ends it at once. `0` drains at once (local development).
+        /// Default 0; `config/production.json` 10.
+        public var shutdownGraceSeconds = 0.0
+        /// Seconds in-flight requests get to finish once new connections are refused (after the grace period).
+        /// Default 10.
         public var drainSeconds = 10.0
         /// A second listener, on `host` and this port, for `/healthz`, `/readyz` and `/metrics` only (probes and
         /// scrapes, with connections of its own, answered at the public listener's connection cap); when set,

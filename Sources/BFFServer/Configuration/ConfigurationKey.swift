@@ -160,9 +160,16 @@ extension ConfigurationKey {
             "`epoll` (Linux: threads in `epoll_wait`, `sendfile`) or `dispatch` (portable Dispatch sources); "
                 + "the default is `epoll` on Linux, `dispatch` elsewhere."
         ) { (configuration, kind: HTTPServer.Configuration.EventLoopKind) in configuration.server.eventLoop = kind },
-        .seconds("server.drainSeconds", 10, "Seconds in-flight requests get to finish after SIGTERM or SIGINT.") {
-            $0.server.drainSeconds = $1
-        },
+        .seconds(
+            "server.shutdownGraceSeconds", 0,
+            "Seconds the server keeps accepting and serving after SIGTERM or SIGINT while `/readyz` answers 503 "
+                + "(every response `Connection: close`), before it refuses new connections and drains; a second "
+                + "signal ends it at once. 0 drains at once.", zeroTurnsOff: true
+        ) { $0.server.shutdownGraceSeconds = $1 },
+        .seconds(
+            "server.drainSeconds", 10,
+            "Seconds in-flight requests get to finish once new connections are refused (after the grace period)."
+        ) { $0.server.drainSeconds = $1 },
         .integer(
             "server.representationCacheEntries", 4_096, 1...1_000_000,
             "Encoded page bodies (first loads and chunks) kept per cache generation; up to twice as many are held."
