@@ -38,7 +38,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 WORK=$(mktemp -d /tmp/bench-connections.XXXXXX)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
-FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_HOST=127.0.0.1 FLOW_BFF_SERVER_WORKERS=1 \
+FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_HOST=127.0.0.1 FLOW_BFF_SERVER_WORKERS=1 FLOW_BFF_SERVER_SHUTDOWN_GRACE_SECONDS=0 \
     FLOW_BFF_HTTP_MAXIMUM_CONNECTIONS=$((CONNECTIONS + 1000)) FLOW_BFF_HTTP_IDLE_TIMEOUT_SECONDS=600 \
     "$BIN" serve --config "$ROOT/config/production.json" --pages "$ROOT/pages" --port "$PORT" \
     >"$WORK/access.log" 2>"$WORK/server.err" &

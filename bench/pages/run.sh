@@ -54,7 +54,7 @@ PY
 # shellcheck source=../lib/measure.sh
 source "$ROOT/bench/lib/measure.sh"
 BFF_PORT=$(free_port)
-FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_HOST=127.0.0.1 FLOW_BFF_SERVER_WORKERS=1 \
+FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_HOST=127.0.0.1 FLOW_BFF_SERVER_WORKERS=1 FLOW_BFF_SERVER_SHUTDOWN_GRACE_SECONDS=0 \
     taskset -c 0 "$BIN" serve --config "$ROOT/config/production.json" --pages "$WORK/pages" --port "$BFF_PORT" \
     >"$WORK/access.log" 2>"$WORK/bff.err" &
 BFF_PID=$!
