@@ -1,11 +1,12 @@
 import PageModel
 
-/// A span being recorded: its ids, name, start and attributes so far. A value: the code that starts a span ends it
-/// (``end(status:attributes:)`` hands the finished ``SpanData`` to the tracer's sink); a span never ended is never
-/// exported.
-struct Span: Sendable {
+/// A span being recorded: its ids, name, start and attributes so far. The code that starts a span ends it
+/// (``end(name:status:attributes:)`` hands the finished ``SpanData`` to the tracer's sink); a span never ended is
+/// never exported. A class, so the contexts that carry one (``RequestContext``, ``CallContext``) grow by one
+/// reference, `nil` when tracing is off.
+final class Span: Sendable {
     let tracer: Tracer
-    private(set) var data: SpanData
+    let data: SpanData
 
     init(tracer: Tracer, data: SpanData) {
         self.tracer = tracer
@@ -28,12 +29,11 @@ struct Span: Sendable {
                 startNanoseconds: tracer.now(), endNanoseconds: 0, attributes: attributes, status: .unset))
     }
 
-    /// Renames the span (a server span learns its route when it ends).
-    mutating func rename(_ name: String) { data.name = name }
-
-    /// Ends the span now with `status`, adding `attributes`, and hands it to the tracer's sink.
-    func end(status: SpanStatus = .unset, attributes: [SpanAttribute] = []) {
+    /// Ends the span now with `status`, adding `attributes` (and renamed to `name`, when given: a server span learns
+    /// its route when it ends), and hands it to the tracer's sink.
+    func end(name: String? = nil, status: SpanStatus = .unset, attributes: [SpanAttribute] = []) {
         var data = self.data
+        if let name { data.name = name }
         data.endNanoseconds = max(tracer.now(), data.startNanoseconds)
         data.attributes += attributes
         data.status = status

@@ -95,17 +95,17 @@ extension Span {
     /// Ends a server span with what HTTPCore wrote: the status and the route, which names the span
     /// (`GET /v1/pages/{pageID}`) and sets `http.route` for the contract's routes; 5xx is an error.
     func endServer(_ entry: HTTPAccessLogEntry) {
-        var span = self
         var attributes: [SpanAttribute] = [.int(SemanticAttribute.httpResponseStatusCode, entry.status)]
+        var name: String?
         if let template = entry.route.flatMap(ServerRoute.template(named:)) {
-            span.rename(entry.method.rawValue + " " + template)
+            name = entry.method.rawValue + " " + template
             attributes.append(.string(SemanticAttribute.httpRoute, template))
         }
         if entry.status >= 500 {
             attributes.append(.string(SemanticAttribute.errorType, String(entry.status)))
-            span.end(status: .error("HTTP \(entry.status)"), attributes: attributes)
+            end(name: name, status: .error("HTTP \(entry.status)"), attributes: attributes)
         } else {
-            span.end(attributes: attributes)
+            end(name: name, attributes: attributes)
         }
     }
 }
