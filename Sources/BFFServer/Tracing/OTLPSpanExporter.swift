@@ -18,6 +18,8 @@ public final class OTLPSpanExporter: SpanSink {
         var droppedFailed: UInt64 = 0
         /// Whether a full batch already woke the worker (one wake-up per batch).
         var woken = false
+        /// Whether the timer asked for everything queued to go, partial batch included.
+        var flushDue = false
         var lastFailureLog: ContinuousClock.Instant?
         var suppressedFailures = 0
     }
@@ -62,9 +64,11 @@ public final class OTLPSpanExporter: SpanSink {
         self.wake = wake
         let delay = Duration.milliseconds(Int(configuration.scheduleDelaySeconds * 1000))
         ticker.withLock {
-            $0 = Task.detached {
+            $0 = Task.detached { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: delay)
+                    guard let self else { return }
+                    self.state.withLock { $0.flushDue = true }
                     wake.yield()
                 }
             }
@@ -73,7 +77,12 @@ public final class OTLPSpanExporter: SpanSink {
             $0 = Task.detached { [weak self] in
                 for await _ in stream {
                     guard let self else { return }
-                    await self.exportQueued()
+                    // A full batch's wake-up sends full batches only; the timer's sends the rest too.
+                    let all = self.state.withLock { state in
+                        defer { state.flushDue = false }
+                        return state.flushDue
+                    }
+                    await self.exportQueued(all: all)
                 }
             }
         }
@@ -96,14 +105,16 @@ public final class OTLPSpanExporter: SpanSink {
         if full { wake.yield() }
     }
 
-    /// Exports every queued span, a batch per request, one request at a time.
-    func exportQueued() async {
+    /// Exports the queued spans, a batch per request, one request at a time: every one when `all`, else full
+    /// batches only.
+    func exportQueued(all: Bool = true) async {
         while true {
             let batch = state.withLock { state -> [SpanData] in
+                state.woken = false
+                guard state.queue.count >= (all ? 1 : configuration.batchSize) else { return [] }
                 let count = min(state.queue.count, configuration.batchSize)
                 let batch = Array(state.queue.prefix(count))
                 state.queue.removeFirst(count)
-                state.woken = false
                 return batch
             }
             guard !batch.isEmpty else { return }

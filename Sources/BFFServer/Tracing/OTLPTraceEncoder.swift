@@ -70,6 +70,7 @@ struct OTLPTraceEncoder: Sendable {
 
     func protobuf(_ spans: some Collection<SpanData>) -> [UInt8] {
         var request = ProtobufWriter()
+        request.reserve(512 + spans.count * 512)
         request.message(1) { resourceSpans in  // ExportTraceServiceRequest.resource_spans
             resourceSpans.message(1) { resource in  // ResourceSpans.resource
                 for attribute in self.resource { resource.message(1) { Self.protobuf(attribute, into: &$0) } }
@@ -121,6 +122,8 @@ struct OTLPTraceEncoder: Sendable {
 struct ProtobufWriter {
     private(set) var bytes: [UInt8] = []
 
+    mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+
     private mutating func tag(_ field: Int, _ wireType: UInt64) { rawVarint(UInt64(field) << 3 | wireType) }
 
     private mutating func rawVarint(_ value: UInt64) {
@@ -168,11 +171,20 @@ struct ProtobufWriter {
         }
     }
 
+    /// A nested message written in place: one byte is reserved for its length, and the body is moved along in the
+    /// rare case the length needs more (no buffer per message).
     mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
-        var nested = ProtobufWriter()
-        build(&nested)
         tag(field, 2)
-        rawVarint(UInt64(nested.bytes.count))
-        bytes.append(contentsOf: nested.bytes)
+        let lengthAt = bytes.count
+        bytes.append(0)
+        build(&self)
+        var length = bytes.count - lengthAt - 1
+        var extra = 0
+        while length >> (7 * (extra + 1)) != 0 { extra += 1 }
+        if extra > 0 { bytes.insert(contentsOf: repeatElement(0, count: extra), at: lengthAt + 1) }
+        for index in lengthAt...(lengthAt + extra) {
+            bytes[index] = UInt8(length & 0x7F) | (index < lengthAt + extra ? 0x80 : 0)
+            length >>= 7
+        }
     }
 }

@@ -1,5 +1,6 @@
 import HTTPCore
 import PageModel
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,18 +40,31 @@ public final class Tracer: Sendable {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    func newSpanID() -> SpanID {
+    /// Ids are SplitMix64 of a counter from a random start: unique within the process, uniformly spread (the
+    /// ratio sampler reads the trace id's low bits), and no `getrandom` system call per id.
+    private let idSeed: UInt64 = {
         var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private let idCounter = Atomic<UInt64>(0)
+
+    private func nextID() -> UInt64 {
+        var z = idSeed &+ idCounter.add(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    func newSpanID() -> SpanID {
         while true {
-            let value = generator.next()
+            let value = nextID()
             if value != 0 { return SpanID(value) }
         }
     }
 
     func newTraceID() -> TraceID {
-        var generator = SystemRandomNumberGenerator()
         while true {
-            let id = TraceID(high: generator.next(), low: generator.next())
+            let id = TraceID(high: nextID(), low: nextID())
             if id.high != 0 || id.low != 0 { return id }
         }
     }
@@ -69,7 +83,7 @@ public final class Tracer: Sendable {
             .string(SemanticAttribute.httpRequestMethod, request.method.rawValue),
             .string(SemanticAttribute.urlPath, request.path),
             .string(SemanticAttribute.urlScheme, "http"),
-            .string(SemanticAttribute.networkProtocolVersion, "\(request.version.major).\(request.version.minor)"),
+            .string(SemanticAttribute.networkProtocolVersion, request.version.minor == 0 ? "1.0" : "1.1"),
         ]
         if let host = request.headers["Host"], let authority = Authority(host) {
             attributes.append(.string(SemanticAttribute.serverAddress, authority.host))

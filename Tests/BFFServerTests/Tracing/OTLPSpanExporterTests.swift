@@ -40,8 +40,14 @@ import Testing
             value.string(1, "a")
             value.message(2) { $0.varint(3, 200, always: true) }
         }
-        // field 9 length-delimited (0x4a), 7 bytes: key "a" (0a 01 61), value (12 03: int_value 18 c8 01).
+        // field 9 length-delimited (0x4a), 8 bytes: key "a" (0a 01 61), value (12 03: int_value 18 c8 01).
         #expect(writer.bytes == [0x4A, 0x08, 0x0A, 0x01, 0x61, 0x12, 0x03, 0x18, 0xC8, 0x01])
+        // A nested message longer than 127 bytes: its length takes two bytes, the body moves along.
+        var long = ProtobufWriter()
+        long.message(1) { $0.string(2, String(repeating: "x", count: 300)) }
+        #expect(Array(long.bytes.prefix(6)) == [0x0A, 0xAF, 0x02, 0x12, 0xAC, 0x02])
+        #expect(long.bytes.count == 306)
+        #expect(long.bytes.dropFirst(6).allSatisfy { $0 == UInt8(ascii: "x") })
         let (body, contentType) = OTLPTraceEncoder(serviceName: "s", serviceVersion: "").encode(
             [Self.span(7)], as: .httpProtobuf)
         #expect(contentType == "application/x-protobuf")
