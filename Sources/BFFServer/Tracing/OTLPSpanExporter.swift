@@ -105,19 +105,24 @@ public final class OTLPSpanExporter: SpanSink {
         if full { wake.yield() }
     }
 
-    /// Exports the queued spans, a batch per request, one request at a time: every one when `all`, else full
-    /// batches only.
+    /// Exports the queued spans, a batch per request, one request at a time: full batches, and with `all` also
+    /// what was queued when it was called (spans arriving meanwhile wait for a full batch or the next tick, so a
+    /// busy server is not exported a handful of spans at a time).
     func exportQueued(all: Bool = true) async {
+        var partial = all ? state.withLock { $0.queue.count } : 0
         while true {
             let batch = state.withLock { state -> [SpanData] in
                 state.woken = false
-                guard state.queue.count >= (all ? 1 : configuration.batchSize) else { return [] }
+                guard state.queue.count >= configuration.batchSize || (partial > 0 && !state.queue.isEmpty) else {
+                    return []
+                }
                 let count = min(state.queue.count, configuration.batchSize)
                 let batch = Array(state.queue.prefix(count))
                 state.queue.removeFirst(count)
                 return batch
             }
             guard !batch.isEmpty else { return }
+            partial -= batch.count
             await export(batch)
         }
     }
