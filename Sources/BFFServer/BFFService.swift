@@ -133,19 +133,24 @@ public final class BFFService: Sendable {
     }
 
     /// Blocks until the server has stopped, then stops the operations listener: it answers `/readyz` with 503
-    /// for as long as the public listener drains, so a load balancer probing it sees the drain.
+    /// for as long as the public listener drains, so a load balancer probing it sees the drain. Then exports the
+    /// spans still queued (tracing on).
     @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
     public func waitUntilStopped() {
         server.waitUntilStopped()
         operationsServer?.shutdown(drainTimeout: .seconds(1))
         operationsServer?.waitUntilStopped()
+        application.spanExporter?.shutdown(
+            waitingAtMost: .seconds(application.configuration.tracing.exportTimeoutSeconds + 1))
     }
 
-    /// Suspends until both listeners have stopped (after ``shutdown(gracePeriod:)``).
+    /// Suspends until both listeners have stopped (after ``shutdown(gracePeriod:)``), then exports the spans still
+    /// queued.
     public func stoppedAsync() async {
         await server.stoppedAsync()
         operationsServer?.shutdown(drainTimeout: .seconds(1))
         await operationsServer?.stoppedAsync()
+        await application.spanExporter?.shutdown()
     }
 }
 

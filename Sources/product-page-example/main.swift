@@ -32,7 +32,14 @@ if options["catalog"] == nil || options["reviews"] == nil {
     }
     demo = upstreams
 }
-var configuration = BFFConfiguration()
+// FLOW_BFF_* and the OpenTelemetry variables (OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on, docs/operations.md).
+var configuration: BFFConfiguration
+do {
+    configuration = try ConfigurationLoader().load(files: [], environment: ProcessInfo.processInfo.environment)
+} catch {
+    FileHandle.standardError.write(Data("configuration: \(error)\n".utf8))
+    exit(2)
+}
 configuration.server.port = Int(options["port"] ?? "8080") ?? 8080
 configuration.pages.directory = options["pages"] ?? "pages"
 let service: BFFService

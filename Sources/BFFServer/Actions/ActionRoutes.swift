@@ -54,7 +54,8 @@ struct ActionRoutes: Sendable {
                 let call = ActionRequestContext(
                     request: action, query: self.lookup.parameters(of: request),
                     call: CallContext(
-                        request, context, capabilities: capabilities, timeout: handler.options.timeout, log: self.log))
+                        request, context, capabilities: capabilities, timeout: handler.options.timeout, log: self.log,
+                        span: "action \(name)", attributes: [.string(SemanticAttribute.action, name)]))
                 let answer = try await self.runHandler(handler, call)
                 self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
                 return try self.actionResponse(answer, declaredBy: page, context)
@@ -104,7 +105,9 @@ struct ActionRoutes: Sendable {
     {
         let name = context.request.name
         let work = handler.work
-        let response = try await actions.code.run(name, timeout: handler.options.timeout) { try await work(context) }
+        let response = try await actions.code.run(name, timeout: handler.options.timeout, span: context.call.span) {
+            try await work(context)
+        }
         // One JSON tree gives the bytes that are sent and the value decoded to check them.
         let json = Envelope.actionResponse(response).json
         let encoded = JSONWriter().write(json)

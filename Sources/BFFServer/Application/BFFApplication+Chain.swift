@@ -10,7 +10,7 @@ extension BFFApplication {
         if let mock { chain = MockResponder(layer: MockLayer(application: self, mock: mock), next: chain) }
         let cors = CORSPolicy(configuration: configuration)
         if !cors.isEmpty { chain = CORSResponder(policy: cors, next: chain) }
-        return EdgeResponder(first: chain, mock: mock != nil)
+        return EdgeResponder(first: chain, mock: mock != nil, tracer: tracer)
     }
 
     /// The operations listener's chain (`server.adminPort`): `/healthz`, `/readyz` and `/metrics`, and a problem 404

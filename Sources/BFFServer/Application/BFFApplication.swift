@@ -34,6 +34,10 @@ public final class BFFApplication: Sendable {
     private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
     /// What mock mode remembers between requests (sessions, journal, faults); `nil` in production.
     let mock: MockState?
+    /// Starts the spans of traced requests (`tracing.enabled`, docs/operations.md "Tracing"); `nil` when off.
+    let tracer: Tracer?
+    /// Where the tracer's spans are batched and exported; `nil` when tracing is off.
+    public let spanExporter: OTLPSpanExporter?
 
     /// - Parameters:
     ///   - configuration: the server's configuration (cursor keys, limits, logging, mock mode).
@@ -49,6 +53,14 @@ public final class BFFApplication: Sendable {
             } ?? CursorCodec.ephemeral()
         self.cursors = cursors
         self.log = Logger(sink: log)
+        if configuration.tracing.enabled {
+            let exporter = OTLPSpanExporter(configuration: configuration.tracing, log: self.log)
+            spanExporter = exporter
+            tracer = Tracer(sampler: configuration.tracing.traceSampler, sink: exporter)
+        } else {
+            spanExporter = nil
+            tracer = nil
+        }
         let mock = configuration.mock.enabled ? MockState(configuration: configuration.mock) : nil
         self.mock = mock
         let catalogLookup = CatalogLookup(providers: providers)
@@ -76,6 +88,7 @@ public final class BFFApplication: Sendable {
         metricsRegistry.register { [unowned self] in providers.families }
         metricsRegistry.register { [unowned self] in actions.families }
         metricsRegistry.register { [BuildInfo.family] + ProcessMetrics.families }
+        metricsRegistry.register { [unowned self] in spanExporter?.families ?? [] }
     }
 
     /// The catalog being served.

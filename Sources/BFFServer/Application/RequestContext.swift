@@ -45,6 +45,8 @@ struct RequestContext: Sendable {
     private let clientHeaderError: String?
     /// `Accept-Language`, when sent.
     let acceptLanguage: String?
+    /// The request's server span when tracing is on and the request sampled (set by ``EdgeResponder``).
+    var span: Span? = nil
 
     /// Reads `request`'s fields in one pass over its header section.
     /// - Parameter mock: whether the scenario is read (mock mode).

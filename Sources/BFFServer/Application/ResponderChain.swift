@@ -14,10 +14,26 @@ struct EdgeResponder: HTTPResponder {
     let first: any ChainResponder
     /// Whether the context reads the scenario (mock mode).
     let mock: Bool
+    /// Starts each request's server span when tracing is on; `nil` (no cost) when it is off.
+    var tracer: Tracer? = nil
 
     func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
-        let context = RequestContext(request, mock: mock)
-        return first.respond(to: request, context: context)
+        var context = RequestContext(request, mock: mock)
+        guard let tracer,
+            let span = tracer.serverSpan(
+                request, traceparent: request.headers["traceparent"], tracestate: request.headers["tracestate"])
+        else { return first.respond(to: request, context: context) }
+        context.span = span
+        // The span ends with what HTTPCore wrote (status, route), after any other listener of the response.
+        return first.respond(to: request, context: context).mapResponse { response in
+            var response = response
+            let previous = response.onSent
+            response.onSent = { entry in
+                previous?(entry)
+                span.endServer(entry)
+            }
+            return response
+        }
     }
 }
 

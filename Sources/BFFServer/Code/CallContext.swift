@@ -20,17 +20,21 @@ public struct CallContext: Sendable {
     public var deadline: ContinuousClock.Instant
     /// The server's logger, every line carrying this request's `requestID`.
     public var log: Logger
+    /// The call's internal span when the request is traced (``traceContext`` continues from it).
+    var span: Span? = nil
 }
 
 extension CallContext {
     /// What Swift code given `timeout` is told about `request`, as its call starts.
+    /// With the request traced, the call gets a span named `span` under the server span (`provider cart`).
     init(
         _ request: HTTPRequest, _ context: RequestContext, capabilities: ClientCapabilities?, timeout: Duration,
-        log: Logger
+        log: Logger, span name: @autoclosure () -> String = "", attributes: @autoclosure () -> [SpanAttribute] = []
     ) {
         self.init(
             headers: request.headers, session: context.validSession, capabilities: capabilities,
             acceptLanguage: context.acceptLanguage, requestID: context.requestID,
-            deadline: ContinuousClock.now + timeout, log: log.with("requestID", .string(context.requestID)))
+            deadline: ContinuousClock.now + timeout, log: log.with("requestID", .string(context.requestID)),
+            span: context.span?.child(name(), kind: .internal, attributes: attributes()))
     }
 }

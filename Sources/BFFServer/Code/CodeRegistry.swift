@@ -79,12 +79,23 @@ final class CodeRegistry<Work: Sendable, Options: Sendable>: Sendable {
 
     /// Runs `body` for `name` under `timeout`: past it, a 504 with the kind's timeout code, whether or not the code
     /// heeds cancellation. A failure is counted with its code (`internal_error` for an unexpected error).
+    /// With tracing on, `span` (the call's internal span) ends with the outcome.
     func run<Value: Sendable>(
-        _ name: String, timeout: Duration, _ body: @escaping @Sendable () async throws -> Value
+        _ name: String, timeout: Duration, span: Span? = nil, _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        try await runUnderDeadline(
-            "The \(kind.subject) for \"\(name)\"", timeout: timeout, timeoutCode: kind.timeoutCode,
-            count: { self.count(name, outcome: $0) }, body)
+        guard let span else {
+            return try await runUnderDeadline(
+                "The \(kind.subject) for \"\(name)\"", timeout: timeout, timeoutCode: kind.timeoutCode,
+                count: { self.count(name, outcome: $0) }, body)
+        }
+        do {
+            let value = try await run(name, timeout: timeout, body)
+            span.end(error: nil)
+            return value
+        } catch {
+            span.end(error: error)
+            throw error
+        }
     }
 
     /// The kind's 500 for an answer of `name` with error diagnostics, logged with their paths and counted: the

@@ -17,6 +17,8 @@ public struct BFFConfiguration: Sendable, Hashable {
     public var mock = Mock()
     /// The browser preview at `/__preview` (docs/preview.md); on when mock mode is, unless set.
     public var preview = Preview()
+    /// Distributed tracing over OTLP (docs/operations.md, "Tracing"); off unless enabled or `OTEL_*` says so.
+    public var tracing = Tracing()
 
     public init() {}
 

@@ -8,7 +8,8 @@ public struct ConfigurationLoader: Sendable {
 
     /// - Parameters:
     ///   - files: JSON files, applied in order (e.g. `config/default.json`).
-    ///   - environment: the process environment; only `FLOW_BFF_*` variables are read.
+    ///   - environment: the process environment; `FLOW_BFF_*` variables and the OpenTelemetry ones
+    ///     (``OpenTelemetryEnvironment``) are read.
     ///   - flags: dotted key → value text, from the command line (`--port 9000` is `server.port`).
     public func load(files: [String], environment: [String: String], flags: [String: String] = [:])
         throws(ConfigurationError) -> BFFConfiguration
@@ -28,6 +29,8 @@ public struct ConfigurationLoader: Sendable {
             }
             try apply(text: text, to: path, source: "environment (\(name))", configuration: &configuration)
         }
+        // The standard OpenTelemetry variables override `tracing.*` (docs/operations.md, "Tracing").
+        try OpenTelemetryEnvironment.apply(environment, to: &configuration.tracing)
         for (path, text) in flags.sorted(by: { $0.key < $1.key }) {
             try apply(text: text, to: path, source: "flags", configuration: &configuration)
         }

@@ -13,7 +13,8 @@ extension PageRoutes {
         PageRequestContext(
             pageID: pageID, parameters: parameters,
             call: CallContext(
-                request, context, capabilities: capabilities, timeout: registration.options.timeout, log: log))
+                request, context, capabilities: capabilities, timeout: registration.options.timeout, log: log,
+                span: "provider \(pageID)", attributes: [.string(SemanticAttribute.page, pageID)]))
     }
 
     /// Calls the provider under its timeout and validates what it returns.
@@ -23,7 +24,9 @@ extension PageRoutes {
         -> (page: CatalogPage, degradations: [Degradation])
     {
         let provider = registration.work
-        let provided = try await providers.code.run(context.pageID, timeout: registration.options.timeout) {
+        let provided = try await providers.code.run(
+            context.pageID, timeout: registration.options.timeout, span: context.call.span
+        ) {
             try await provider(context)
         }
         let page =

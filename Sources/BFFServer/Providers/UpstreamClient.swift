@@ -142,7 +142,9 @@ public final class UpstreamClient: Sendable {
     ) async throws(UpstreamError) -> UpstreamResponse {
         var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         if let requestID { fields.append(("X-Request-ID", requestID)) }
-        if let traceContext {
+        // A traced call sends each attempt's own client span as the parent (below); otherwise the context as given.
+        let parentSpan = traceContext?.span
+        if let traceContext, parentSpan == nil {
             fields.append(("traceparent", traceContext.traceparent))
             if let tracestate = traceContext.tracestate { fields.append(("tracestate", tracestate)) }
         }
@@ -166,10 +168,12 @@ public final class UpstreamClient: Sendable {
                 guard left > .zero else { break }
                 request.timeout = min(configuration.timeout, left)
             }
+            let span = parentSpan.map { clientSpan(under: $0, request: &request, fields: fields, attempt: attempt) }
             let start = ContinuousClock.now
             let result: Result<HTTPClientResponse, HTTPClientError>
             do { result = .success(try await client.execute(request)) } catch { result = .failure(error) }
             let elapsed = (ContinuousClock.now - start).seconds
+            if let span { Self.end(span, result) }
             switch result {
             case .success(let response) where (200..<300).contains(response.status):
                 metrics.record(configuration.name, outcome: "ok", seconds: elapsed)

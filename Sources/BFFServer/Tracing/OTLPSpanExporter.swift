@@ -1,0 +1,208 @@
+import Dispatch
+import HTTPCore
+import PageModel
+import Synchronization
+
+/// The batching span processor and OTLP/HTTP exporter: ``record(_:)`` (on the event loops) only appends to a
+/// bounded queue under a lock; a task exports what is queued every `scheduleDelaySeconds`, or at once when a batch
+/// is full, through an ``UpstreamClient`` (libcurl on the HTTP client's own loop), never on the server's loops.
+///
+/// A full queue drops the span (`flow_bff_trace_spans_dropped_total{reason="queue_full"}`); a failed export drops
+/// its batch (`reason="export_failed"`) and is logged at most once per minute; nothing is retried and nothing is
+/// fatal. ``shutdown()`` exports what is left.
+public final class OTLPSpanExporter: SpanSink {
+    struct State {
+        var queue: [SpanData] = []
+        var exported: UInt64 = 0
+        var droppedFull: UInt64 = 0
+        var droppedFailed: UInt64 = 0
+        /// Whether a full batch already woke the worker (one wake-up per batch).
+        var woken = false
+        /// Whether the timer asked for everything queued to go, partial batch included.
+        var flushDue = false
+        var lastFailureLog: ContinuousClock.Instant?
+        var suppressedFailures = 0
+    }
+
+    let configuration: BFFConfiguration.Tracing
+    let encoder: OTLPTraceEncoder
+    let client: UpstreamClient
+    let path: String
+    let headers: [String: String]
+    let log: Logger
+    private let state = Mutex(State())
+    private let wake: AsyncStream<Void>.Continuation
+    private let worker = Mutex<Task<Void, Never>?>(nil)
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+
+    /// - Parameters:
+    ///   - configuration: endpoint, headers, protocol, queue and batch sizes, delays (``BFFConfiguration/Tracing``).
+    ///   - log: where export failures are reported.
+    ///   - client: the HTTP client exports go through. Default the process's shared one.
+    /// - Precondition: `configuration.endpoint` is an `http(s)://` URL (the configuration loader checks it).
+    public init(configuration: BFFConfiguration.Tracing, log: Logger, client: HTTPClient = .shared) {
+        guard let endpoint = OTLPEndpoint(configuration.endpoint) else {
+            preconditionFailure("tracing.endpoint is checked when loaded")
+        }
+        self.configuration = configuration
+        encoder = OTLPTraceEncoder(
+            serviceName: configuration.serviceName, serviceVersion: configuration.serviceVersion)
+        self.client = UpstreamClient(
+            UpstreamConfiguration(
+                name: "otlp", baseURL: endpoint.base,
+                timeout: .milliseconds(Int(configuration.exportTimeoutSeconds * 1000)),
+                retries: 0, maximumConcurrentRequests: 1),
+            metrics: UpstreamMetrics(), client: client)
+        path = endpoint.path
+        var headers: [String: String] = [:]
+        for entry in configuration.headers {
+            if let (name, value) = OpenTelemetryEnvironment.header(entry) { headers[name] = value }
+        }
+        self.headers = headers
+        self.log = log
+        let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.wake = wake
+        let delay = Duration.milliseconds(Int(configuration.scheduleDelaySeconds * 1000))
+        ticker.withLock {
+            $0 = Task.detached { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: delay)
+                    guard let self else { return }
+                    self.state.withLock { $0.flushDue = true }
+                    wake.yield()
+                }
+            }
+        }
+        worker.withLock {
+            $0 = Task.detached { [weak self] in
+                for await _ in stream {
+                    guard let self else { return }
+                    // A full batch's wake-up sends full batches only; the timer's sends the rest too.
+                    let all = self.state.withLock { state in
+                        defer { state.flushDue = false }
+                        return state.flushDue
+                    }
+                    await self.exportQueued(all: all)
+                }
+            }
+        }
+    }
+
+    deinit { ticker.withLock { $0 }?.cancel() }
+
+    /// Queues `span`, or counts it dropped when the queue is full. O(1) under a lock; never blocks on I/O.
+    public func record(_ span: SpanData) {
+        let full = state.withLock { state -> Bool in
+            guard state.queue.count < configuration.queueSize else {
+                state.droppedFull += 1
+                return false
+            }
+            state.queue.append(span)
+            guard state.queue.count >= configuration.batchSize, !state.woken else { return false }
+            state.woken = true
+            return true
+        }
+        if full { wake.yield() }
+    }
+
+    /// Exports the queued spans, a batch per request, one request at a time: full batches, and with `all` also
+    /// what was queued when it was called (spans arriving meanwhile wait for a full batch or the next tick, so a
+    /// busy server is not exported a handful of spans at a time).
+    func exportQueued(all: Bool = true) async {
+        var partial = all ? state.withLock { $0.queue.count } : 0
+        while true {
+            let batch = state.withLock { state -> [SpanData] in
+                state.woken = false
+                guard state.queue.count >= configuration.batchSize || (partial > 0 && !state.queue.isEmpty) else {
+                    return []
+                }
+                let count = min(state.queue.count, configuration.batchSize)
+                let batch = Array(state.queue.prefix(count))
+                state.queue.removeFirst(count)
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            partial -= batch.count
+            await export(batch)
+        }
+    }
+
+    private func export(_ batch: [SpanData]) async {
+        let (body, contentType) = encoder.encode(batch, as: configuration.exportProtocol)
+        var fields = headers
+        fields["Content-Type"] = contentType
+        do {
+            _ = try await client.send("POST", path, body: body, headers: fields)
+            state.withLock { $0.exported += UInt64(batch.count) }
+        } catch {
+            let report = state.withLock { state -> Int? in
+                state.droppedFailed += UInt64(batch.count)
+                let now = ContinuousClock.now
+                if let last = state.lastFailureLog, now - last < .seconds(60) {
+                    state.suppressedFailures += 1
+                    return nil
+                }
+                state.lastFailureLog = now
+                defer { state.suppressedFailures = 0 }
+                return state.suppressedFailures
+            }
+            if let suppressed = report {
+                log.warning(
+                    "span export failed",
+                    [
+                        "endpoint": .string(configuration.endpoint), "spans": .number(Double(batch.count)),
+                        "error": .string(error.description), "failuresNotLogged": .number(Double(suppressed)),
+                    ])
+            }
+        }
+    }
+
+    /// Stops the timer and exports what is queued (graceful shutdown). Spans recorded after it are not exported.
+    public func shutdown() async {
+        ticker.withLock { $0 }?.cancel()
+        wake.finish()
+        await worker.withLock { $0 }?.value
+        await exportQueued()
+    }
+
+    /// ``shutdown()`` for a caller outside the concurrency pool (the CLI's main thread after the server stopped):
+    /// blocks the calling thread until the queued spans are exported or `timeout` passes.
+    @available(*, noasync, message: "blocks a thread; await shutdown() instead")
+    public func shutdown(waitingAtMost timeout: Duration) {
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await self.shutdown()
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + .milliseconds(Int(timeout.seconds * 1000)))
+    }
+
+    /// Spans exported so far.
+    public var exportedCount: UInt64 { state.withLock { $0.exported } }
+
+    /// Spans dropped so far: queue full, and export failed.
+    public var droppedCount: (queueFull: UInt64, exportFailed: UInt64) {
+        state.withLock { ($0.droppedFull, $0.droppedFailed) }
+    }
+
+    /// `flow_bff_trace_spans_exported_total`, `flow_bff_trace_spans_dropped_total{reason}` and
+    /// `flow_bff_trace_queue_spans`.
+    var families: [MetricFamily] {
+        let state = state.withLock { ($0.exported, $0.droppedFull, $0.droppedFailed, $0.queue.count) }
+        return [
+            MetricFamily(
+                "flow_bff_trace_spans_exported_total", .counter, help: "Spans the OTLP endpoint accepted.",
+                samples: [.init(labels: [], value: .count(state.0))]),
+            MetricFamily(
+                "flow_bff_trace_spans_dropped_total", .counter,
+                help: "Spans not exported: the queue was full, or their export request failed.", labels: ["reason"],
+                samples: [
+                    .init(labels: ["queue_full"], value: .count(state.1)),
+                    .init(labels: ["export_failed"], value: .count(state.2)),
+                ]),
+            MetricFamily(
+                "flow_bff_trace_queue_spans", .gauge, help: "Spans waiting for export.",
+                samples: [.init(labels: [], value: .real(Double(state.3)))]),
+        ]
+    }
+}

@@ -1,0 +1,79 @@
+/// A finished span, as exported: ids, name, kind, timing, attributes and status (the OTLP `Span` message's fields
+/// flow-bff fills).
+public struct SpanData: Sendable, Hashable {
+    public var traceID: TraceID
+    public var spanID: SpanID
+    /// `nil` for a trace's root span.
+    public var parentSpanID: SpanID?
+    /// The incoming `tracestate`, passed on verbatim.
+    public var traceState: String?
+    /// The W3C trace flags (bit 0 sampled).
+    public var flags: UInt8
+    public var name: String
+    public var kind: SpanKind
+    /// Wall-clock start and end, nanoseconds since 1970.
+    public var startNanoseconds: UInt64
+    public var endNanoseconds: UInt64
+    public var attributes: [SpanAttribute]
+    public var status: SpanStatus
+
+    /// The value of the attribute `key`, if set (tests).
+    public func attribute(_ key: String) -> SpanAttribute.Value? {
+        attributes.last { $0.key == key }?.value
+    }
+}
+
+/// OTLP's `SpanKind`, by its protobuf number.
+public enum SpanKind: Int, Sendable, Hashable {
+    case `internal` = 1
+    case server = 2
+    case client = 3
+}
+
+/// One `key: value` attribute (OpenTelemetry semantic-convention names: `http.request.method`, `url.full`, …).
+public struct SpanAttribute: Sendable, Hashable {
+    public enum Value: Sendable, Hashable {
+        case string(String)
+        case int(Int64)
+        case bool(Bool)
+        case double(Double)
+    }
+
+    public var key: String
+    public var value: Value
+
+    public init(_ key: String, _ value: Value) {
+        self.key = key
+        self.value = value
+    }
+
+    public static func string(_ key: String, _ value: String) -> SpanAttribute { SpanAttribute(key, .string(value)) }
+    public static func int(_ key: String, _ value: Int) -> SpanAttribute { SpanAttribute(key, .int(Int64(value))) }
+}
+
+/// OTLP's `Status`: unset (the default, an ordinary outcome) or an error with a message.
+public enum SpanStatus: Sendable, Hashable {
+    case unset
+    case error(String)
+
+    /// OTLP's `StatusCode` number: 0 unset, 2 error.
+    var code: Int {
+        switch self {
+        case .unset: return 0
+        case .error: return 2
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .unset: return ""
+        case .error(let message): return message
+        }
+    }
+}
+
+/// Where finished spans go: the batching OTLP exporter (``OTLPSpanExporter``), or a test's memory.
+/// Called on event loops and in tasks: must be cheap, thread-safe and never block.
+public protocol SpanSink: Sendable {
+    func record(_ span: SpanData)
+}

@@ -1,0 +1,106 @@
+import HTTPCore
+import HTTPTesting
+import PageModel
+import Testing
+
+@testable import BFFServer
+
+/// The OTLP encodings and the batching exporter's bounds: a full queue drops and counts, a failed export drops its
+/// batch, is logged once and is not fatal.
+@Suite struct OTLPSpanExporterTests {
+    static func span(_ index: UInt64, parent: UInt64? = nil) -> SpanData {
+        SpanData(
+            traceID: TraceID(high: 0x4bf9_2f35_77b3_4da6, low: 0xa3ce_929d_0e0e_4736), spanID: SpanID(index),
+            parentSpanID: parent.map(SpanID.init), traceState: parent == nil ? nil : "vendor=1", flags: 1,
+            name: "GET /v1/pages/{pageID}", kind: .server, startNanoseconds: 1_700_000_000_000_000_000,
+            endNanoseconds: 1_700_000_000_002_000_000,
+            attributes: [.string("http.request.method", "GET"), .int("http.response.status_code", 503)],
+            status: .error("HTTP 503"))
+    }
+
+    @Test func theJSONMappingPinsIdsAsHexAndNanosecondsAsStrings() {
+        let encoder = OTLPTraceEncoder(serviceName: "flow-bff", serviceVersion: "1.2.3")
+        let (body, contentType) = encoder.encode([Self.span(0x00f0_67aa_0ba9_02b7, parent: 1)], as: .httpJSON)
+        #expect(contentType == "application/json")
+        #expect(
+            String(decoding: body, as: UTF8.self)
+                == #"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"flow-bff"}},"#
+                + #"{"key":"service.version","value":{"stringValue":"1.2.3"}}]},"scopeSpans":[{"scope":{"name":"flow-bff"},"#
+                + #""spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","#
+                + #""traceState":"vendor=1","parentSpanId":"0000000000000001","flags":1,"name":"GET /v1/pages/{pageID}","#
+                + #""kind":2,"startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000000002000000","#
+                + #""attributes":[{"key":"http.request.method","value":{"stringValue":"GET"}},"#
+                + #"{"key":"http.response.status_code","value":{"intValue":"503"}}],"#
+                + #""status":{"message":"HTTP 503","code":2}}]}]}]}"#)
+    }
+
+    @Test func theProtobufEncodingOfOneAttribute() {
+        var writer = ProtobufWriter()
+        writer.message(9) { value in
+            value.string(1, "a")
+            value.message(2) { $0.varint(3, 200, always: true) }
+        }
+        // field 9 length-delimited (0x4a), 8 bytes: key "a" (0a 01 61), value (12 03: int_value 18 c8 01).
+        #expect(writer.bytes == [0x4A, 0x08, 0x0A, 0x01, 0x61, 0x12, 0x03, 0x18, 0xC8, 0x01])
+        // A nested message longer than 127 bytes: its length takes two bytes, the body moves along.
+        var long = ProtobufWriter()
+        long.message(1) { $0.string(2, String(repeating: "x", count: 300)) }
+        #expect(Array(long.bytes.prefix(6)) == [0x0A, 0xAF, 0x02, 0x12, 0xAC, 0x02])
+        #expect(long.bytes.count == 306)
+        #expect(long.bytes.dropFirst(6).allSatisfy { $0 == UInt8(ascii: "x") })
+        let (body, contentType) = OTLPTraceEncoder(serviceName: "s", serviceVersion: "").encode(
+            [Self.span(7)], as: .httpProtobuf)
+        #expect(contentType == "application/x-protobuf")
+        #expect(body.first == 0x0A, "ExportTraceServiceRequest.resource_spans")
+        // The trace id's 16 bytes are in the body, big-endian.
+        let id: [UInt8] = [
+            0x4B, 0xF9, 0x2F, 0x35, 0x77, 0xB3, 0x4D, 0xA6, 0xA3, 0xCE, 0x92, 0x9D, 0x0E, 0x0E, 0x47, 0x36,
+        ]
+        #expect(body.indices.contains { body[$0...].starts(with: [0x0A, 0x10] + id) })
+    }
+
+    @Test func aFullQueueDropsAndAFailedExportIsCountedLoggedAndNotFatal() async throws {
+        var configuration = BFFConfiguration.Tracing()
+        // Port 1 on loopback refuses: every export fails at once.
+        configuration.endpoint = "http://127.0.0.1:1/v1/traces"
+        configuration.queueSize = 3
+        configuration.batchSize = 2
+        configuration.scheduleDelaySeconds = 3_600
+        let log = MemoryLogSink()
+        let exporter = OTLPSpanExporter(configuration: configuration, log: Logger(sink: log))
+        for index in 1...5 { exporter.record(Self.span(UInt64(index))) }
+        #expect(exporter.droppedCount.queueFull == 2)
+        await exporter.shutdown()
+        #expect(exporter.droppedCount.exportFailed == 3)
+        #expect(exporter.exportedCount == 0)
+        let warnings = log.lines.filter { $0.contains("span export failed") }
+        #expect(warnings.count == 1, "two failed batches, one line: \(warnings)")
+        let families = exporter.families
+        #expect(families.first { $0.name == "flow_bff_trace_spans_dropped_total" }?.value("queue_full") == .count(2))
+        #expect(families.first { $0.name == "flow_bff_trace_spans_dropped_total" }?.value("export_failed") == .count(3))
+    }
+
+    @Test func aFullBatchIsExportedWithoutWaitingForTheTimer() async throws {
+        let received = TestSignal()
+        let receiver = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in
+            if request.headers["Content-Type"] == "application/x-protobuf", request.headers["X-Key"] == "k" {
+                received.signal()
+            }
+            return .response(HTTPResponse(status: .ok))
+        }
+        try receiver.start()
+        defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
+        var configuration = BFFConfiguration.Tracing()
+        configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
+        configuration.headers = ["X-Key=k"]
+        configuration.batchSize = 2
+        configuration.scheduleDelaySeconds = 3_600
+        let exporter = OTLPSpanExporter(configuration: configuration, log: Logger(sink: MemoryLogSink()))
+        exporter.record(Self.span(1))
+        exporter.record(Self.span(2))
+        try await received.wait(for: 1, timeout: .seconds(10))
+        await exporter.shutdown()
+        #expect(exporter.exportedCount == 2)
+        #expect(received.count == 1)
+    }
+}
