@@ -155,7 +155,8 @@ extension Connection {
                 bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                 durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
                 route: response.route, requestID: response.requestID, loop: loop.index, subject: response.subject,
-                errorCode: response.errorCode, requestHeaders: info.headers)
+                errorCode: response.errorCode, requestHeaders: info.headers,
+                upstreamNanoseconds: response.upstreamNanoseconds, traceParent: response.traceParent)
             if loop.wantsAccessLog { loop.logger.access(entry) }
             response.onSent?(entry)
         }

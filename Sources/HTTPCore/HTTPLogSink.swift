@@ -34,6 +34,10 @@ public struct HTTPAccessLogEntry: Sendable {
     public var errorCode: String? = nil
     /// The request's header fields (`User-Agent`, `X-Forwarded-For`, …), for an access log that reports them.
     public var requestHeaders = HTTPFields()
+    /// The response's ``HTTPResponse/upstreamNanoseconds``.
+    public var upstreamNanoseconds: UInt64 = 0
+    /// The response's ``HTTPResponse/traceParent``.
+    public var traceParent: String? = nil
 }
 
 extension HTTPAccessLogEntry {

@@ -28,6 +28,10 @@ public struct HTTPResponse: Sendable {
     /// The stable error code of a problem answer (`page_not_found`), for the access log and metrics
     /// (``HTTPAccessLogEntry/errorCode``); never sent.
     public var errorCode: String?
+    /// Time the answer spent waiting for upstream services, for the access log; never sent.
+    public var upstreamNanoseconds: UInt64 = 0
+    /// The W3C `traceparent` of the span that answered, when the request is traced, for the access log; never sent.
+    public var traceParent: String?
 
     /// The body kinds.
     public enum Body: Sendable {

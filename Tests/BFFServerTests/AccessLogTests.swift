@@ -55,6 +55,25 @@ import Testing
                 == "198.51.100.1")
     }
 
+    /// With tracing on, the line names the trace and the server span that answered (the caller's span is its parent).
+    @Test func aTracedRequestsLineNamesItsTraceAndSpan() async throws {
+        let log = MemoryLogSink()
+        var configuration = BFFConfiguration()
+        configuration.tracing.enabled = true
+        configuration.tracing.endpoint = "http://127.0.0.1:9/v1/traces"  // nothing listens: exports fail, quietly
+        configuration.tracing.scheduleDelaySeconds = 60
+        try await withTestServer(configuration: configuration, log: log) { server in
+            let http = HTTPTestClient(port: server.port)
+            let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            _ = try await http.get(
+                "/v1/pages/home", headers: [("X-Request-ID", "traced"), ("traceparent", traceparent)])
+            let line = try Self.line(log, "traced")
+            #expect(line["traceID"] == "4bf92f3577b34da6a3ce929d0e0e4736")
+            let span = try #require(line["spanID"]?.stringValue)
+            #expect(span.count == 16 && span != "00f067aa0ba902b7", "the server's own span, not the caller's")
+        }
+    }
+
     @Test func statusAndBytesAreWhatWentOnTheWire() async throws {
         let log = MemoryLogSink()
         try await withTestServer(log: log) { server in

@@ -19,6 +19,7 @@ import Testing
     func withProductPage(
         reviewsDelay: DispatchTimeInterval? = nil, reviewsURL: String? = nil,
         upstreamTimeout: Duration = .seconds(2), pageTimeout: Duration = .seconds(30),
+        log: MemoryLogSink = MemoryLogSink(),
         _ body: (TestServer, HTTPTestClient, SeenRequestIDs) async throws -> Void
     ) async throws {
         let seenRequestIDs = SeenRequestIDs()
@@ -27,7 +28,7 @@ import Testing
         }
         try upstreams.start()
         defer { upstreams.shutdown() }
-        try await withTestServer { server in
+        try await withTestServer(log: log) { server in
             let application = server.service.application
             // Upstream calls on the same kind of loop as the server (scripts/test runs the suite on both).
             let client = try HTTPClient(configuration: .init(eventLoop: server.service.server.configuration.eventLoop))
@@ -41,6 +42,32 @@ import Testing
                 metrics: application.providers.upstreamMetrics, client: client
             ).register(on: application, timeout: pageTimeout)
             try await body(server, HTTPTestClient(port: server.port), seenRequestIDs)
+        }
+    }
+
+    /// The access log says how long the composed page waited for its upstreams, and the caller's trace id.
+    @Test func theAccessLogNamesUpstreamTimeAndTheTrace() async throws {
+        let log = MemoryLogSink()
+        // The reviews service answers after 150 ms: the page's upstream time is at least that.
+        try await withProductPage(reviewsDelay: .milliseconds(150), log: log) { _, http, _ in
+            let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            let response = try await http.get(
+                Self.target, headers: [("X-Request-ID", "composed"), ("traceparent", traceparent)])
+            #expect(response.status == 200)
+            _ = try await http.get("/v1/pages/home", headers: [("X-Request-ID", "static")])
+            func line(_ id: String) throws -> JSONValue {
+                let text = try #require(
+                    log.lines.first { $0.contains(#""requestID":"\#(id)""#) && $0.contains("route") })
+                return try PageDecoder().parse(Array(text.utf8))
+            }
+            let composed = try line("composed")
+            let upstreamMs = try #require(composed["upstreamMs"]?.numberValue)
+            #expect(upstreamMs >= 150, "both upstream calls are summed: \(upstreamMs) ms")
+            #expect(upstreamMs <= (composed["durationMs"]?.numberValue ?? 0) * 2 + 1)
+            #expect(composed["traceID"] == "4bf92f3577b34da6a3ce929d0e0e4736", "tracing off: the caller's trace")
+            #expect(composed["spanID"] == nil)
+            #expect(composed["page"] == "product-live")
+            #expect(try line("static")["upstreamMs"] == nil, "a page from the catalog waits for no upstream")
         }
     }
 

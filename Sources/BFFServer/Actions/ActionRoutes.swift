@@ -58,7 +58,9 @@ struct ActionRoutes: Sendable {
                         span: "action \(name)", attributes: [.string(SemanticAttribute.action, name)]))
                 let answer = try await self.runHandler(handler, call)
                 self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
-                return try self.actionResponse(answer, declaredBy: page, context)
+                var response = try self.actionResponse(answer, declaredBy: page, context)
+                response.upstreamNanoseconds = call.call.upstreamTimer?.nanoseconds ?? 0
+                return response
             }
             guard let idempotency else { return .later(compute) }
             let lease = IdempotentAnswering.lease(outliving: handler.options.timeout)
@@ -105,7 +107,9 @@ struct ActionRoutes: Sendable {
     {
         let name = context.request.name
         let work = handler.work
-        let response = try await actions.code.run(name, timeout: handler.options.timeout, span: context.call.span) {
+        let response = try await actions.code.run(
+            name, timeout: handler.options.timeout, span: context.call.span, timer: context.call.upstreamTimer
+        ) {
             try await work(context)
         }
         // One JSON tree gives the bytes that are sent and the value decoded to check them.

@@ -27,6 +27,7 @@ struct EdgeResponder: HTTPResponder {
         // The span ends with what HTTPCore wrote (status, route), after any other listener of the response.
         return first.respond(to: request, context: context).mapResponse { response in
             var response = response
+            response.traceParent = span.traceParent.description
             let previous = response.onSent
             response.onSent = { entry in
                 previous?(entry)

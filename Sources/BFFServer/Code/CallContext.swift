@@ -22,6 +22,8 @@ public struct CallContext: Sendable {
     public var log: Logger
     /// The call's internal span when the request is traced (``traceContext`` continues from it).
     var span: Span? = nil
+    /// The time the call spends in upstream calls (the access log's `upstreamMs`).
+    var upstreamTimer: UpstreamTimer? = nil
 }
 
 extension CallContext {
@@ -35,6 +37,7 @@ extension CallContext {
             headers: request.headers, session: context.validSession, capabilities: capabilities,
             acceptLanguage: context.acceptLanguage, requestID: context.requestID,
             deadline: ContinuousClock.now + timeout, log: log.with("requestID", .string(context.requestID)),
-            span: context.span?.child(name(), kind: .internal, attributes: attributes()))
+            span: context.span?.child(name(), kind: .internal, attributes: attributes()), upstreamTimer: UpstreamTimer()
+        )
     }
 }

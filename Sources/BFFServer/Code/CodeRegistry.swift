@@ -81,8 +81,17 @@ final class CodeRegistry<Work: Sendable, Options: Sendable>: Sendable {
     /// heeds cancellation. A failure is counted with its code (`internal_error` for an unexpected error).
     /// With tracing on, `span` (the call's internal span) ends with the outcome.
     func run<Value: Sendable>(
-        _ name: String, timeout: Duration, span: Span? = nil, _ body: @escaping @Sendable () async throws -> Value
+        _ name: String, timeout: Duration, span: Span? = nil, timer: UpstreamTimer? = nil,
+        _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
+        // Upstream calls the code makes add their time to `timer` (UpstreamTimer.current).
+        let timed: @Sendable () async throws -> Value =
+            if let timer {
+                { try await UpstreamTimer.$current.withValue(timer) { try await body() } }
+            } else {
+                body
+            }
+        let body = timed
         guard let span else {
             return try await runUnderDeadline(
                 "The \(kind.subject) for \"\(name)\"", timeout: timeout, timeoutCode: kind.timeoutCode,

@@ -5,7 +5,9 @@ import PageModel
 /// The access-log members beyond the fixed ones, each only when known: the catalog page served (`page`), the
 /// problem code of an error answer (`problem`), the peer address (`peer`), the client address a trusted proxy
 /// forwarded (`client`, ``BFFConfiguration/Logging/trustedProxies``), the `User-Agent`, and the app's platform and
-/// version from `X-Flow-Client` (`appPlatform`, `appVersion`).
+/// version from `X-Flow-Client` (`appPlatform`, `appVersion`), the trace (`traceID`, and `spanID` when this server
+/// traced the request; else the caller's trace id from its `traceparent`), and the time spent in upstream calls
+/// (`upstreamMs`, for answers Swift code computed).
 struct AccessLogExtras {
     var page: String?
     var problem: String?
@@ -14,6 +16,10 @@ struct AccessLogExtras {
     var userAgent: String?
     var appPlatform: Substring?
     var appVersion: Substring?
+    var traceID: Substring?
+    var spanID: Substring?
+    /// Upstream time in microseconds; nil when the answer made no upstream call.
+    var upstreamMicroseconds: Int?
 
     init() {}
 
@@ -31,6 +37,13 @@ struct AccessLogExtras {
         if let declaration = headers[ClientCapabilities.headerName] {
             (appPlatform, appVersion) = Self.platformAndVersion(declaration)
         }
+        if let traced = entry.traceParent.flatMap(TraceParent.init) {
+            traceID = Substring(traced.traceID.description)
+            spanID = Substring(traced.spanID.description)
+        } else if let incoming = headers["traceparent"].flatMap(TraceParent.init) {
+            traceID = Substring(incoming.traceID.description)
+        }
+        if entry.upstreamNanoseconds > 0 { upstreamMicroseconds = Int(entry.upstreamNanoseconds / 1000) }
     }
 
     /// The address of a peer written `1.2.3.4:80` or `[::1]:80`, without its port.
@@ -78,5 +91,13 @@ struct AccessLogExtras {
         member(#","userAgent":"#, userAgent)
         member(#","appPlatform":"#, appPlatform)
         member(#","appVersion":"#, appVersion)
+        member(#","traceID":"#, traceID)
+        member(#","spanID":"#, spanID)
+        if let micros = upstreamMicroseconds {
+            line.append(contentsOf: #","upstreamMs":"#.utf8)
+            ByteFormatting.appendDecimal(micros / 1000, to: &line)
+            line.append(UInt8(ascii: "."))
+            ByteFormatting.appendDecimal(micros % 1000, minimumDigits: 3, to: &line)
+        }
     }
 }

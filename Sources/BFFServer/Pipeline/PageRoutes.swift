@@ -46,7 +46,9 @@ struct PageRoutes: Sendable {
                 let variant = ClientVariant(capabilities: capabilities, locale: context.locale(strings: page.strings))
                 let key = RepresentationKey.firstLoad(
                     page, parameters: parameters, variant: variant, degradations: degradations)
-                return try self.response(page, key, variant: { variant }, snapshot: snapshot)
+                var response = try self.response(page, key, variant: { variant }, snapshot: snapshot)
+                response.upstreamNanoseconds = call.call.upstreamTimer?.nanoseconds ?? 0
+                return response
             }
         }
     }

@@ -25,7 +25,8 @@ extension PageRoutes {
     {
         let provider = registration.work
         let provided = try await providers.code.run(
-            context.pageID, timeout: registration.options.timeout, span: context.call.span
+            context.pageID, timeout: registration.options.timeout, span: context.call.span,
+            timer: context.call.upstreamTimer
         ) {
             try await provider(context)
         }

@@ -141,6 +141,8 @@ public final class UpstreamClient: Sendable {
         headers: [String: String] = [:], requestID: String? = nil, traceContext: TraceContext? = nil
     ) async throws(UpstreamError) -> UpstreamResponse {
         var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        // The calling request's upstream time (the access log's upstreamMs), read before the first suspension.
+        let timer = UpstreamTimer.current
         if let requestID { fields.append(("X-Request-ID", requestID)) }
         // A traced call sends each attempt's own client span as the parent (below); otherwise the context as given.
         let parentSpan = traceContext?.span
@@ -173,6 +175,7 @@ public final class UpstreamClient: Sendable {
             let result: Result<HTTPClientResponse, HTTPClientError>
             do { result = .success(try await client.execute(request)) } catch { result = .failure(error) }
             let elapsed = (ContinuousClock.now - start).seconds
+            timer?.add(seconds: elapsed)
             if let span { Self.end(span, result) }
             switch result {
             case .success(let response) where (200..<300).contains(response.status):

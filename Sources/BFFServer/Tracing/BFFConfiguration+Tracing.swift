@@ -24,7 +24,7 @@ extension BFFConfiguration {
         public var samplerRatio = 1.0
         /// The resource's `service.name`. Default `flow-bff`.
         public var serviceName = "flow-bff"
-        /// The resource's `service.version`; empty sends none. Default empty.
+        /// The resource's `service.version`; empty sends the build's version (``BuildInfo/version``). Default empty.
         public var serviceVersion = ""
         /// Spans waiting for export at most; more are dropped and counted. Default 2048.
         public var queueSize = 2_048
@@ -94,9 +94,10 @@ extension ConfigurationKey {
             $0.tracing.serviceName = $1
         },
         ConfigurationKey(
-            path: "tracing.serviceVersion", type: .string, defaultValue: "(none)",
+            path: "tracing.serviceVersion", type: .string, defaultValue: "(the build's version)",
             summary:
-                "The resource's `service.version` (`OTEL_RESOURCE_ATTRIBUTES=service.version=…`); empty sends none."
+                "The resource's `service.version` (`OTEL_RESOURCE_ATTRIBUTES=service.version=…`); empty sends the "
+                + "build's version (`flow-bff --version`)."
         ) { (configuration, value) throws(ConfigurationError) in
             guard case .string(let version) = value else { throw .wrongType("tracing.serviceVersion", .string, value) }
             configuration.tracing.serviceVersion = version

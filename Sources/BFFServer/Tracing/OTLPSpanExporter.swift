@@ -46,7 +46,8 @@ public final class OTLPSpanExporter: SpanSink {
         }
         self.configuration = configuration
         encoder = OTLPTraceEncoder(
-            serviceName: configuration.serviceName, serviceVersion: configuration.serviceVersion)
+            serviceName: configuration.serviceName,
+            serviceVersion: configuration.serviceVersion.isEmpty ? BuildInfo.version : configuration.serviceVersion)
         self.client = UpstreamClient(
             UpstreamConfiguration(
                 name: "otlp", baseURL: endpoint.base,
