@@ -154,9 +154,8 @@ extension Connection {
                 method: info.method, target: info.target, version: info.version, status: status.code,
                 bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                 durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
-                route: response.route, requestID: response.requestID, loop: loop.index, subject: response.subject,
-                errorCode: response.errorCode, requestHeaders: info.headers,
-                upstreamNanoseconds: response.upstreamNanoseconds, traceParent: response.traceParent)
+                route: response.route, requestID: response.requestID, loop: loop.index,
+                annotations: response.annotations, requestHeaders: info.headers)
             if loop.wantsAccessLog { loop.logger.access(entry) }
             response.onSent?(entry)
         }

@@ -28,16 +28,10 @@ public struct HTTPAccessLogEntry: Sendable {
     /// The index of the event loop that wrote the response (0 to `workers - 1`). Entries with one index are
     /// reported from one thread, so a sink can keep per-loop counters without contention.
     public var loop: Int = 0
-    /// The response's ``HTTPResponse/subject`` (a page id).
-    public var subject: String? = nil
-    /// The response's ``HTTPResponse/errorCode`` (a problem code).
-    public var errorCode: String? = nil
+    /// The response's ``HTTPResponse/annotations`` (the page served, a problem code, upstream time, the trace).
+    public var annotations: HTTPResponseAnnotations? = nil
     /// The request's header fields (`User-Agent`, `X-Forwarded-For`, …), for an access log that reports them.
     public var requestHeaders = HTTPFields()
-    /// The response's ``HTTPResponse/upstreamNanoseconds``.
-    public var upstreamNanoseconds: UInt64 = 0
-    /// The response's ``HTTPResponse/traceParent``.
-    public var traceParent: String? = nil
 }
 
 extension HTTPAccessLogEntry {
@@ -47,12 +41,12 @@ extension HTTPAccessLogEntry {
     package static func answered(
         method: HTTPMethod, target: String, version: HTTPVersion, status: Int, bodyBytes: Int, gzip: Bool,
         remoteAddress: String?, durationNanoseconds: UInt64, route: String?, requestID: String?,
-        subject: String? = nil, errorCode: String? = nil
+        annotations: HTTPResponseAnnotations? = nil
     ) -> HTTPAccessLogEntry {
         HTTPAccessLogEntry(
             method: method, target: target, version: version, status: status, bodyBytes: bodyBytes, gzip: gzip,
             remoteAddress: remoteAddress, durationNanoseconds: durationNanoseconds, route: route, requestID: requestID,
-            subject: subject, errorCode: errorCode)
+            annotations: annotations)
     }
 }
 

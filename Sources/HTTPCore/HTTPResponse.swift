@@ -21,17 +21,9 @@ public struct HTTPResponse: Sendable {
     /// layer that wants to know what went on the wire (a request journal). Never sent. `target` is empty unless the
     /// server's log sink wants access entries.
     public var onSent: (@Sendable (HTTPAccessLogEntry) -> Void)?
-    /// What the route served — for a page route, the id of a page the catalog knows —, for the access log and
-    /// metrics (``HTTPAccessLogEntry/subject``); never sent. Set only from known names, never from the URL of
-    /// something unknown, so metric labels stay bounded.
-    public var subject: String?
-    /// The stable error code of a problem answer (`page_not_found`), for the access log and metrics
-    /// (``HTTPAccessLogEntry/errorCode``); never sent.
-    public var errorCode: String?
-    /// Time the answer spent waiting for upstream services, for the access log; never sent.
-    public var upstreamNanoseconds: UInt64 = 0
-    /// The W3C `traceparent` of the span that answered, when the request is traced, for the access log; never sent.
-    public var traceParent: String?
+    /// What the application says about the response for the access log and metrics (the page served, a problem
+    /// code, upstream time, the trace; ``HTTPAccessLogEntry/annotations``); never sent.
+    public var annotations: HTTPResponseAnnotations?
 
     /// The body kinds.
     public enum Body: Sendable {

@@ -59,8 +59,7 @@ public struct HTTPResponderClient: Sendable {
                     bodyBytes: delivered.rawBody.count, gzip: false, remoteAddress: remoteAddress,
                     durationNanoseconds: UInt64(elapsed.seconds) * 1_000_000_000
                         + UInt64(elapsed.attoseconds / 1_000_000_000),
-                    route: response.route, requestID: response.requestID, subject: response.subject,
-                    errorCode: response.errorCode))
+                    route: response.route, requestID: response.requestID, annotations: response.annotations))
         }
         return delivered
     }

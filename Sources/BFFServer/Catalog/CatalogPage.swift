@@ -18,6 +18,8 @@ public struct CatalogPage: Sendable {
         var strings: LocalizedStrings?
         var headerBlock: HTTPHeaderBlock?
         var variants: [PageVariant]
+        /// What responses serving this page tell the access log and metrics (its id), made once.
+        var annotations: HTTPResponseAnnotations
 
         init(
             page: PageModel, pageSize: Int, cacheControl: String, version: String, actionNames: [String],
@@ -32,6 +34,7 @@ public struct CatalogPage: Sendable {
             self.strings = strings
             self.headerBlock = headerBlock
             self.variants = variants
+            annotations = HTTPResponseAnnotations(subject: page.id)
         }
 
         func copy() -> Storage {
@@ -51,10 +54,18 @@ public struct CatalogPage: Sendable {
 
     public var page: PageModel {
         get { storage.page }
-        set { storageForWriting().page = newValue }
+        set {
+            let storage = storageForWriting()
+            storage.page = newValue
+            if storage.annotations.subject != newValue.id {
+                storage.annotations = HTTPResponseAnnotations(subject: newValue.id)
+            }
+        }
     }
     /// The page's id (read without copying the page out of its storage).
     public var id: String { storage.page.id }
+    /// The annotations of a response serving this page (its id as the subject), shared by all of them.
+    var annotations: HTTPResponseAnnotations { storage.annotations }
     /// Sections per chunk; 0 serves the whole page in the first response.
     public var pageSize: Int {
         get { storage.pageSize }

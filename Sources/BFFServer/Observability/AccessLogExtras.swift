@@ -77,12 +77,18 @@ struct AccessLogExtras {
         return (platform, version)
     }
 
-    /// Appends `,"page":…` and the other members present, as escaped JSON strings.
+    /// Appends `,"page":…` and the other members present, as escaped JSON strings (straight from each value's UTF-8:
+    /// no `String` is made per member).
     func append(to line: inout [UInt8]) {
-        func member(_ key: StaticString, _ value: (some StringProtocol)?) {
+        func member(_ key: StaticString, _ value: String?) {
             guard let value else { return }
             key.withUTF8Buffer { line.append(contentsOf: $0) }
-            JSONWriter.appendString(String(value), to: &line)
+            JSONWriter.appendString(value, to: &line)
+        }
+        func member(_ key: StaticString, _ value: Substring?) {
+            guard let value else { return }
+            key.withUTF8Buffer { line.append(contentsOf: $0) }
+            JSONWriter.appendString(value, to: &line)
         }
         member(#","page":"#, page)
         member(#","problem":"#, problem)

@@ -109,7 +109,7 @@ struct PageRoutes: Sendable {
             response = .prepared(body, headers: fields)
         }
         // The page's id, served: a known page (metrics label it by page; the URL of an unknown one never does).
-        response.subject = page.id
+        response.annotations = page.annotations
         return response
     }
 
