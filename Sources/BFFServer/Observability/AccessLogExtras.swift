@@ -8,42 +8,72 @@ import PageModel
 /// version from `X-Flow-Client` (`appPlatform`, `appVersion`), the trace (`traceID`, and `spanID` when this server
 /// traced the request; else the caller's trace id from its `traceparent`), and the time spent in upstream calls
 /// (`upstreamMs`, for answers Swift code computed).
-struct AccessLogExtras {
-    var page: String?
-    var problem: String?
-    var peer: String?
-    var client: String?
-    var userAgent: String?
-    var appPlatform: Substring?
-    var appVersion: Substring?
-    var traceID: Substring?
-    var spanID: Substring?
-    /// Upstream time in microseconds; nil when the answer made no upstream call.
-    var upstreamMicroseconds: Int?
+///
+/// Written straight from the entry into the sink's buffer, on the access log's hot path: no struct of copied strings,
+/// and the request's fields are searched in one pass.
+enum AccessLogExtras {
+    /// Appends `,"page":…` and the other members `entry` has, as escaped JSON strings.
+    static func append(_ entry: borrowing HTTPAccessLogEntry, trustedProxies: Set<String>, to line: inout [UInt8]) {
+        var userAgent: String?
+        var declaration: String?
+        var traceparent: String?
+        var forwardedFor: String?
+        // The four fields wanted, told apart by length first (User-Agent 10, traceparent 11, X-Flow-Client 13,
+        // X-Forwarded-For 15).
+        for field in entry.requestHeaders {
+            switch field.name.utf8.count {
+            case 10 where field.name.asciiCaseInsensitiveEquals("User-Agent"): userAgent = field.value
+            case 11 where field.name.asciiCaseInsensitiveEquals("traceparent"): traceparent = field.value
+            case 13 where field.name.asciiCaseInsensitiveEquals(ClientCapabilities.headerName):
+                declaration = field.value
+            case 15 where field.name.asciiCaseInsensitiveEquals("X-Forwarded-For"): forwardedFor = field.value
+            default: break
+            }
+        }
+        let annotations = entry.annotations
+        member(#","page":"#, annotations?.subject, to: &line)
+        member(#","problem":"#, annotations?.errorCode, to: &line)
+        if let peer = entry.remoteAddress {
+            member(#","peer":"#, peer, to: &line)
+            if let forwardedFor, !trustedProxies.isEmpty, trustedProxies.contains(String(host(of: peer))) {
+                member(#","client":"#, client(forwardedFor: forwardedFor, trustedProxies: trustedProxies), to: &line)
+            }
+        }
+        member(#","userAgent":"#, userAgent, to: &line)
+        if let declaration {
+            let (platform, version) = platformAndVersion(declaration)
+            member(#","appPlatform":"#, platform, to: &line)
+            member(#","appVersion":"#, version, to: &line)
+        }
+        if let traced = annotations?.traceParent.flatMap(TraceParent.init) {
+            member(#","traceID":"#, traced.traceID.description, to: &line)
+            member(#","spanID":"#, traced.spanID.description, to: &line)
+        } else if let incoming = traceparent.flatMap(TraceParent.init) {
+            member(#","traceID":"#, incoming.traceID.description, to: &line)
+        }
+        if let nanoseconds = annotations?.upstreamNanoseconds, nanoseconds > 0 {
+            let micros = Int(nanoseconds / 1000)
+            key(#","upstreamMs":"#, to: &line)
+            ByteFormatting.appendDecimal(micros / 1000, to: &line)
+            line.append(UInt8(ascii: "."))
+            ByteFormatting.appendDecimal(micros % 1000, minimumDigits: 3, to: &line)
+        }
+    }
 
-    init() {}
+    private static func key(_ key: StaticString, to line: inout [UInt8]) {
+        key.withUTF8Buffer { line.append(contentsOf: $0) }
+    }
 
-    init(_ entry: HTTPAccessLogEntry, trustedProxies: Set<String>) {
-        page = entry.subject
-        problem = entry.errorCode
-        peer = entry.remoteAddress
-        let headers = entry.requestHeaders
-        userAgent = headers["User-Agent"]
-        if let peer, !trustedProxies.isEmpty, trustedProxies.contains(String(Self.host(of: peer))),
-            let forwarded = headers["X-Forwarded-For"]
-        {
-            client = Self.client(forwardedFor: forwarded, trustedProxies: trustedProxies)
-        }
-        if let declaration = headers[ClientCapabilities.headerName] {
-            (appPlatform, appVersion) = Self.platformAndVersion(declaration)
-        }
-        if let traced = entry.traceParent.flatMap(TraceParent.init) {
-            traceID = Substring(traced.traceID.description)
-            spanID = Substring(traced.spanID.description)
-        } else if let incoming = headers["traceparent"].flatMap(TraceParent.init) {
-            traceID = Substring(incoming.traceID.description)
-        }
-        if entry.upstreamNanoseconds > 0 { upstreamMicroseconds = Int(entry.upstreamNanoseconds / 1000) }
+    private static func member(_ name: StaticString, _ value: String?, to line: inout [UInt8]) {
+        guard let value else { return }
+        key(name, to: &line)
+        JSONWriter.appendString(value, to: &line)
+    }
+
+    private static func member(_ name: StaticString, _ value: Substring?, to line: inout [UInt8]) {
+        guard let value else { return }
+        key(name, to: &line)
+        JSONWriter.appendString(value, to: &line)
     }
 
     /// The address of a peer written `1.2.3.4:80` or `[::1]:80`, without its port.
@@ -75,35 +105,5 @@ struct AccessLogExtras {
             if name == "platform" { platform = value } else if name == "version" { version = value }
         }
         return (platform, version)
-    }
-
-    /// Appends `,"page":…` and the other members present, as escaped JSON strings (straight from each value's UTF-8:
-    /// no `String` is made per member).
-    func append(to line: inout [UInt8]) {
-        func member(_ key: StaticString, _ value: String?) {
-            guard let value else { return }
-            key.withUTF8Buffer { line.append(contentsOf: $0) }
-            JSONWriter.appendString(value, to: &line)
-        }
-        func member(_ key: StaticString, _ value: Substring?) {
-            guard let value else { return }
-            key.withUTF8Buffer { line.append(contentsOf: $0) }
-            JSONWriter.appendString(value, to: &line)
-        }
-        member(#","page":"#, page)
-        member(#","problem":"#, problem)
-        member(#","peer":"#, peer)
-        member(#","client":"#, client)
-        member(#","userAgent":"#, userAgent)
-        member(#","appPlatform":"#, appPlatform)
-        member(#","appVersion":"#, appVersion)
-        member(#","traceID":"#, traceID)
-        member(#","spanID":"#, spanID)
-        if let micros = upstreamMicroseconds {
-            line.append(contentsOf: #","upstreamMs":"#.utf8)
-            ByteFormatting.appendDecimal(micros / 1000, to: &line)
-            line.append(UInt8(ascii: "."))
-            ByteFormatting.appendDecimal(micros % 1000, minimumDigits: 3, to: &line)
-        }
     }
 }

@@ -20,7 +20,6 @@ struct AccessLogLine {
     var bytes: Int
     var gzip: Bool
     var seconds: Double
-    var extras = AccessLogExtras()
 
     // The keys, as bytes once (appending an array is a copy; appending a string's UTF-8 view walks it).
     private static let timeKey = Array(#"{"time":""#.utf8)
@@ -33,10 +32,23 @@ struct AccessLogLine {
     private static let gzipTrue = Array(#","gzip":true"#.utf8)
     private static let durationKey = Array(#","durationMs":"#.utf8)
 
-    /// Appends the line (without its newline) to `line`. Short fields that need no escaping (every line the
-    /// server writes in practice) are formatted into a stack buffer with unchecked writes and appended in one copy;
-    /// anything else takes the general path.
+    /// Appends the line (without its newline) to `line`.
     func append(to line: inout [UInt8]) {
+        appendFixedMembers(to: &line)
+        line.append(UInt8(ascii: "}"))
+    }
+
+    /// The whole line: the fixed members, the ones ``AccessLogExtras`` finds in `entry`, and the closing brace.
+    func append(to line: inout [UInt8], extrasOf entry: borrowing HTTPAccessLogEntry, trustedProxies: Set<String>) {
+        appendFixedMembers(to: &line)
+        AccessLogExtras.append(entry, trustedProxies: trustedProxies, to: &line)
+        line.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends the line up to `durationMs`, without its closing brace. Short fields that need no escaping (every
+    /// line the server writes in practice) are formatted into a stack buffer with unchecked writes and appended in
+    /// one copy; anything else takes the general path.
+    private func appendFixedMembers(to line: inout [UInt8]) {
         var requestID = requestID
         var method = method
         var path = path
@@ -51,8 +63,6 @@ struct AccessLogLine {
             }
         }
         if !written { appendGeneral(to: &line) }
-        extras.append(to: &line)
-        line.append(UInt8(ascii: "}"))
     }
 
     /// The fast path: false (and nothing written) when a field is long or needs escaping.

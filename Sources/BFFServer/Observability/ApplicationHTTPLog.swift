@@ -52,10 +52,10 @@ final class ApplicationHTTPLog: HTTPLogSink {
             let path = query.map { target.utf8.prefix($0) }.map(Substring.init) ?? target[...]
             let line = AccessLogLine(
                 requestID: requestID, method: entry.method.rawValue, path: path, route: route, status: entry.status,
-                bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds,
-                extras: AccessLogExtras(entry, trustedProxies: trustedProxies))
+                bytes: entry.bodyBytes, gzip: entry.gzip, seconds: seconds)
+            let trustedProxies = trustedProxies
             // A closure literal, not the method reference `line.append(to:)` (that would allocate a context).
-            sink.writeLine { line.append(to: &$0) }
+            sink.writeLine { line.append(to: &$0, extrasOf: entry, trustedProxies: trustedProxies) }
         }
         if forwardsAccess { forward.access(entry) }
     }
