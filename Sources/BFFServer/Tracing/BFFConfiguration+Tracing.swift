@@ -93,15 +93,11 @@ extension ConfigurationKey {
         .string("tracing.serviceName", "flow-bff", "The resource's `service.name` (`OTEL_SERVICE_NAME`).") {
             $0.tracing.serviceName = $1
         },
-        ConfigurationKey(
-            path: "tracing.serviceVersion", type: .string, defaultValue: "(the build's version)",
-            summary:
-                "The resource's `service.version` (`OTEL_RESOURCE_ATTRIBUTES=service.version=…`); empty sends the "
+        .string(
+            "tracing.serviceVersion", "(the build's version)",
+            "The resource's `service.version` (`OTEL_RESOURCE_ATTRIBUTES=service.version=…`); empty sends the "
                 + "build's version (`flow-bff --version`)."
-        ) { (configuration, value) throws(ConfigurationError) in
-            guard case .string(let version) = value else { throw .wrongType("tracing.serviceVersion", .string, value) }
-            configuration.tracing.serviceVersion = version
-        },
+        ) { $0.tracing.serviceVersion = $1 },
         .integer(
             "tracing.queueSize", 2_048, 1...1_000_000,
             "Spans waiting for export at most; more are dropped, counted in `flow_bff_trace_spans_dropped_total`."
