@@ -9,12 +9,20 @@
 # pages/) with one event-loop thread. Per request kind and round: 1 s of warm-up, then D seconds (default 3) of
 # `wrk -t1 -cC` (C default 1); the figure is the server process's CPU time (user + system, or user only with
 # FIELDS=user, from /proc/PID/stat at clock-tick resolution) over the measured run divided by the requests wrk
-# completed. Prints the median and the minimum of R rounds (default 3) and every round. Nothing is pinned: on a
-# shared machine expect rounds to spread by 10–30 %, and prefer bench/pages/instructions.sh for small differences.
+# completed. Prints the median and the minimum of R rounds (default 3) and every round. With PIN=1 the server runs
+# on CPU 1 and wrk on CPU 0 (`taskset`), so that the two never share a core — at one connection the kernel's cost
+# per request depends on that, and unpinned rounds of the same binary spread by up to 3×. Unpinned, on a shared
+# machine expect rounds to spread by 10–30 %, and prefer bench/pages/instructions.sh for small differences.
 set -euo pipefail
 D=${D:-3}
 R=${R:-3}
 C=${C:-1}
+SERVER_CPU=()
+CLIENT_CPU=()
+if [ "${PIN:-0}" = 1 ]; then
+    SERVER_CPU=(taskset -c 1)
+    CLIENT_CPU=(taskset -c 0)
+fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CONFIG=${CONFIG:-$ROOT/config/production.json}
 PAGES=${PAGES:-$ROOT/pages}
@@ -35,7 +43,7 @@ for kind in "first page|/v1/pages/feed|" "first page, gzip|/v1/pages/feed|gzip" 
         for bin in "$@"; do
             port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
             base="http://127.0.0.1:$port"
-            FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_WORKERS=1 "$bin" serve --config "$CONFIG" --pages "$PAGES" \
+            FLOW_BFF_CURSOR_KEY=$KEY FLOW_BFF_SERVER_WORKERS=1 "${SERVER_CPU[@]}" "$bin" serve --config "$CONFIG" --pages "$PAGES" \
                 --port "$port" >/dev/null 2>&1 &
             pid=$!
             PIDS+=("$pid")
@@ -49,9 +57,9 @@ for kind in "first page|/v1/pages/feed|" "first page, gzip|/v1/pages/feed|gzip" 
             fi
             headers=()
             [ -n "$gzip" ] && headers=(-H "Accept-Encoding: gzip")
-            wrk -t1 -c"$C" -d1s "${headers[@]}" "$url" >/dev/null
+            "${CLIENT_CPU[@]}" wrk -t1 -c"$C" -d1s "${headers[@]}" "$url" >/dev/null
             before=$(cpu "$pid")
-            requests=$(wrk -t1 -c"$C" -d"${D}s" "${headers[@]}" "$url" | awk '/requests in/ { print $1 }')
+            requests=$("${CLIENT_CPU[@]}" wrk -t1 -c"$C" -d"${D}s" "${headers[@]}" "$url" | awk '/requests in/ { print $1 }')
             after=$(cpu "$pid")
             kill -TERM "$pid"
             wait "$pid" 2>/dev/null || true

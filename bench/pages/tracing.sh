@@ -9,7 +9,8 @@
 # The figures are CPU time of the whole flow-bff process per request (its event loop, and the exporter's task and
 # HTTP client thread that encode and post the spans), so the sink's own CPU is not counted. The sink prints the
 # requests, bytes and spans it received when it stops (spans only when .venv has opentelemetry-proto, as
-# scripts/tracing-test installs it). D, R, C, FIELDS, CONFIG, PAGES: as in cputime.sh.
+# scripts/tracing-test installs it). D, R, C, FIELDS, CONFIG, PAGES, PIN: as in cputime.sh (with PIN=1 the sink
+# shares wrk's CPU, not the server's).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 BIN [BASE_BIN]" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +18,9 @@ BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 WORK=$(mktemp -d)
 PYTHON=python3
 [ -x "$ROOT/.venv/bin/python" ] && PYTHON="$ROOT/.venv/bin/python"
-"$PYTHON" "$ROOT/bench/pages/otlp-sink.py" >"$WORK/port" 2>"$WORK/sink.log" &
+SINK_CPU=()
+[ "${PIN:-0}" = 1 ] && SINK_CPU=(taskset -c 0)
+"${SINK_CPU[@]}" "$PYTHON" "$ROOT/bench/pages/otlp-sink.py" >"$WORK/port" 2>"$WORK/sink.log" &
 sink=$!
 trap 'kill -TERM $sink 2>/dev/null || true; wait $sink 2>/dev/null || true; cat "$WORK/sink.log"; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.05; done

@@ -45,9 +45,9 @@ enum AccessLogExtras {
             member(#","appPlatform":"#, platform, to: &line)
             member(#","appVersion":"#, version, to: &line)
         }
-        if let traced = annotations?.traceParent.flatMap(TraceParent.init) {
-            member(#","traceID":"#, traced.traceID.description, to: &line)
-            member(#","spanID":"#, traced.spanID.description, to: &line)
+        if let traced = annotations?.traceParent, let ids = TraceParent.ids(ofWellFormed: traced) {
+            member(#","traceID":"#, ids.traceID, to: &line)
+            member(#","spanID":"#, ids.spanID, to: &line)
         } else if let incoming = traceparent.flatMap(TraceParent.init) {
             member(#","traceID":"#, incoming.traceID.description, to: &line)
         }

@@ -24,7 +24,7 @@ public struct TraceContext: Sendable, Hashable {
     /// The context of `span`: its trace id, its id as the parent, and the trace's `tracestate`.
     init(span: Span) {
         traceparent = span.traceParent.description
-        tracestate = span.data.traceState
+        tracestate = span.traceState
         self.span = span
     }
 

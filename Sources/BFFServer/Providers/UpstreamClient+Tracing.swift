@@ -23,7 +23,7 @@ extension UpstreamClient {
         let span = parent.child(request.method, kind: .client, attributes: attributes)
         var headers = fields
         headers.append(("traceparent", span.traceParent.description))
-        if let tracestate = span.data.traceState { headers.append(("tracestate", tracestate)) }
+        if let tracestate = span.traceState { headers.append(("tracestate", tracestate)) }
         request.headers = headers
         return span
     }

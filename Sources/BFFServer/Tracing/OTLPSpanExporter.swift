@@ -117,9 +117,15 @@ public final class OTLPSpanExporter: SpanSink {
                 guard state.queue.count >= configuration.batchSize || (partial > 0 && !state.queue.isEmpty) else {
                     return []
                 }
-                let count = min(state.queue.count, configuration.batchSize)
-                let batch = Array(state.queue.prefix(count))
-                state.queue.removeFirst(count)
+                guard state.queue.count > configuration.batchSize else {
+                    // The whole queue is the batch: handed over, not copied (the usual case).
+                    var batch: [SpanData] = []
+                    batch.reserveCapacity(configuration.batchSize)
+                    swap(&batch, &state.queue)
+                    return batch
+                }
+                let batch = Array(state.queue.prefix(configuration.batchSize))
+                state.queue.removeFirst(configuration.batchSize)
                 return batch
             }
             guard !batch.isEmpty else { return }

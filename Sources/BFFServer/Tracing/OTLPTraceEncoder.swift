@@ -69,11 +69,10 @@ struct OTLPTraceEncoder: Sendable {
     // MARK: Protobuf
 
     func protobuf(_ spans: some Collection<SpanData>) -> [UInt8] {
-        var request = ProtobufWriter()
-        request.reserve(512 + spans.count * 512)
+        var request = ProtobufWriter(capacity: 512 + spans.count * 512)
         request.message(1) { resourceSpans in  // ExportTraceServiceRequest.resource_spans
             resourceSpans.message(1) { resource in  // ResourceSpans.resource
-                for attribute in self.resource { resource.message(1) { Self.protobuf(attribute, into: &$0) } }
+                for attribute in self.resource { resource.keyValue(1, attribute) }
             }
             resourceSpans.message(2) { scopeSpans in  // ResourceSpans.scope_spans
                 scopeSpans.message(1) { $0.string(1, Self.scopeName) }  // InstrumentationScope.name
@@ -85,15 +84,15 @@ struct OTLPTraceEncoder: Sendable {
 
     /// A `Span` message's fields.
     private static func protobuf(_ span: SpanData, into writer: inout ProtobufWriter) {
-        writer.bytes(1, bigEndian: [span.traceID.high, span.traceID.low])
-        writer.bytes(2, bigEndian: [span.spanID.value])
+        writer.bytes(1, bigEndian: span.traceID.high, span.traceID.low)
+        writer.bytes(2, bigEndian: span.spanID.value)
         if let traceState = span.traceState { writer.string(3, traceState) }
-        if let parent = span.parentSpanID { writer.bytes(4, bigEndian: [parent.value]) }
+        if let parent = span.parentSpanID { writer.bytes(4, bigEndian: parent.value) }
         writer.string(5, span.name)
         writer.varint(6, UInt64(span.kind.rawValue))
         writer.fixed64(7, span.startNanoseconds)
         writer.fixed64(8, span.endNanoseconds)
-        for attribute in span.attributes { writer.message(9) { protobuf(attribute, into: &$0) } }
+        for index in span.attributes.indices { writer.keyValue(9, span.attributes[index]) }
         if span.status != .unset {
             writer.message(15) { status in  // Status: message = 2, code = 3
                 status.string(2, span.status.message)
@@ -102,37 +101,69 @@ struct OTLPTraceEncoder: Sendable {
         }
         writer.fixed32(16, UInt32(span.flags))
     }
-
-    /// A `KeyValue` message's fields (`AnyValue`: string 1, bool 2, int 3, double 4).
-    private static func protobuf(_ attribute: SpanAttribute, into writer: inout ProtobufWriter) {
-        writer.string(1, attribute.key)
-        writer.message(2) { value in
-            switch attribute.value {
-            case .string(let string): value.string(1, string, always: true)
-            case .bool(let bool): value.varint(2, bool ? 1 : 0, always: true)
-            case .int(let int): value.varint(3, UInt64(bitPattern: int), always: true)
-            case .double(let double): value.fixed64(4, double.bitPattern, always: true)
-            }
-        }
-    }
 }
 
 /// The protobuf wire format, the few parts OTLP needs: varints, fixed64/fixed32, length-delimited strings, bytes
 /// and nested messages. Fields at their default value are left out (proto3), unless `always` (a oneof member).
-struct ProtobufWriter {
-    private(set) var bytes: [UInt8] = []
+///
+/// Writes into one growing buffer of its own (not an `Array`, whose per-append uniqueness and capacity checks cost
+/// several times the byte they write: a batch of 512 spans is ~150,000 bytes written a few at a time).
+struct ProtobufWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
 
-    mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
 
-    private mutating func tag(_ field: Int, _ wireType: UInt64) { rawVarint(UInt64(field) << 3 | wireType) }
+    deinit { base.deallocate() }
 
-    private mutating func rawVarint(_ value: UInt64) {
+    /// What was written.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always) private mutating func reserve(more: Int) {
+        if count + more > capacity { grow(more) }
+    }
+
+    private mutating func grow(_ more: Int) {
+        let newCapacity = max(capacity * 2, count + more)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always) fileprivate mutating func append(_ byte: UInt8) {
+        reserve(more: 1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always) fileprivate mutating func append(_ source: UnsafeRawBufferPointer) {
+        reserve(more: source.count)
+        if let address = source.baseAddress {
+            UnsafeMutableRawPointer(base + count).copyMemory(from: address, byteCount: source.count)
+        }
+        count += source.count
+    }
+
+    @inline(__always) fileprivate mutating func tag(_ field: Int, _ wireType: UInt64) {
+        rawVarint(UInt64(field) << 3 | wireType)
+    }
+
+    @inline(__always) fileprivate mutating func rawVarint(_ value: UInt64) {
+        reserve(more: 10)
         var value = value
         while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            base[count] = UInt8(truncatingIfNeeded: value) | 0x80
+            count += 1
             value >>= 7
         }
-        bytes.append(UInt8(value))
+        base[count] = UInt8(value)
+        count += 1
     }
 
     mutating func varint(_ field: Int, _ value: UInt64, always: Bool = false) {
@@ -144,47 +175,120 @@ struct ProtobufWriter {
     mutating func fixed64(_ field: Int, _ value: UInt64, always: Bool = false) {
         guard value != 0 || always else { return }
         tag(field, 1)
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { append($0) }
     }
 
     mutating func fixed32(_ field: Int, _ value: UInt32) {
         guard value != 0 else { return }
         tag(field, 5)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { append($0) }
     }
 
     mutating func string(_ field: Int, _ value: String, always: Bool = false) {
         guard !value.isEmpty || always else { return }
         tag(field, 2)
-        rawVarint(UInt64(value.utf8.count))
-        bytes.append(contentsOf: value.utf8)
+        var value = value
+        value.withUTF8 { utf8 in
+            rawVarint(UInt64(utf8.count))
+            append(UnsafeRawBufferPointer(utf8))
+        }
     }
 
-    /// `values`, each written as 8 big-endian bytes (trace and span ids).
-    mutating func bytes(_ field: Int, bigEndian values: [UInt64]) {
+    /// An 8-byte id, big-endian (a span id).
+    mutating func bytes(_ field: Int, bigEndian value: UInt64) {
         tag(field, 2)
-        rawVarint(UInt64(values.count * 8))
-        for value in values {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        append(8)
+        withUnsafeBytes(of: value.bigEndian) { append($0) }
+    }
+
+    /// A 16-byte id, big-endian (a trace id).
+    mutating func bytes(_ field: Int, bigEndian high: UInt64, _ low: UInt64) {
+        tag(field, 2)
+        append(16)
+        withUnsafeBytes(of: high.bigEndian) { append($0) }
+        withUnsafeBytes(of: low.bigEndian) { append($0) }
+    }
+
+    /// A nested message written in place: one byte is reserved for its length, and the body is moved along when
+    /// the length needs more (a span; no buffer per message).
+    mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
+        tag(field, 2)
+        let lengthAt = count
+        append(0)
+        build(&self)
+        var length = count - lengthAt - 1
+        var extra = 0
+        while length >> (7 * (extra + 1)) != 0 { extra += 1 }
+        if extra > 0 {
+            reserve(more: extra)
+            (base + lengthAt + 1 + extra).update(from: base + lengthAt + 1, count: length)
+            count += extra
+        }
+        for index in lengthAt...(lengthAt + extra) {
+            base[index] = UInt8(length & 0x7F) | (index < lengthAt + extra ? 0x80 : 0)
+            length >>= 7
+        }
+    }
+}
+
+extension ProtobufWriter {
+    /// `attribute` as a `KeyValue` message in field `field` (key 1; value 2, an `AnyValue`: string 1, bool 2, int 3,
+    /// double 4). The lengths are computed first and everything written forwards: spans carry ten of these each.
+    mutating func keyValue(_ field: Int, _ attribute: borrowing SpanAttribute) {
+        Self.withUTF8(attribute.key) { key in
+            switch attribute.value {
+            case .string(let string):
+                Self.withUTF8(string) { value in
+                    keyValue(field, key: key, valueLength: 1 + Self.varintSize(value.count) + value.count)
+                    tag(1, 2)
+                    rawVarint(UInt64(value.count))
+                    append(UnsafeRawBufferPointer(value))
+                }
+            case .bool(let bool):
+                keyValue(field, key: key, valueLength: 2)
+                tag(2, 0)
+                rawVarint(bool ? 1 : 0)
+            case .int(let int):
+                let value = UInt64(bitPattern: int)
+                keyValue(field, key: key, valueLength: 1 + Self.varintSize(value))
+                tag(3, 0)
+                rawVarint(value)
+            case .double(let double):
+                keyValue(field, key: key, valueLength: 9)
+                tag(4, 1)
+                withUnsafeBytes(of: double.bitPattern.littleEndian) { append($0) }
             }
         }
     }
 
-    /// A nested message written in place: one byte is reserved for its length, and the body is moved along in the
-    /// rare case the length needs more (no buffer per message).
-    mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
+    /// `body` over `string`'s UTF-8 in place (a native string's storage), or over a copy.
+    private static func withUTF8<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(string.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// A `KeyValue`'s tag, length, key and the `AnyValue`'s tag and length, before the `AnyValue`'s one field.
+    private mutating func keyValue(_ field: Int, key: UnsafeBufferPointer<UInt8>, valueLength: Int) {
+        let keyLength = key.isEmpty ? 0 : 1 + Self.varintSize(key.count) + key.count
         tag(field, 2)
-        let lengthAt = bytes.count
-        bytes.append(0)
-        build(&self)
-        var length = bytes.count - lengthAt - 1
-        var extra = 0
-        while length >> (7 * (extra + 1)) != 0 { extra += 1 }
-        if extra > 0 { bytes.insert(contentsOf: repeatElement(0, count: extra), at: lengthAt + 1) }
-        for index in lengthAt...(lengthAt + extra) {
-            bytes[index] = UInt8(length & 0x7F) | (index < lengthAt + extra ? 0x80 : 0)
-            length >>= 7
+        rawVarint(UInt64(keyLength + 1 + Self.varintSize(valueLength) + valueLength))
+        if !key.isEmpty {
+            tag(1, 2)
+            rawVarint(UInt64(key.count))
+            append(UnsafeRawBufferPointer(key))
         }
+        tag(2, 2)
+        rawVarint(UInt64(valueLength))
+    }
+
+    /// The bytes of `value` as a varint.
+    static func varintSize(_ value: some BinaryInteger) -> Int {
+        var value = UInt64(value)
+        var size = 1
+        while value >= 0x80 {
+            value >>= 7
+            size += 1
+        }
+        return size
     }
 }

@@ -1,20 +1,34 @@
 import PageModel
+import Synchronization
 
 /// A span being recorded: its ids, name, start and attributes so far. The code that starts a span ends it
 /// (``end(name:status:attributes:)`` hands the finished ``SpanData`` to the tracer's sink); a span never ended is
-/// never exported. A class, so the contexts that carry one (``RequestContext``, ``CallContext``) grow by one
-/// reference, `nil` when tracing is off.
+/// never exported, and ending it twice records it once. A class, so the contexts that carry one
+/// (``RequestContext``, ``CallContext``) grow by one reference, `nil` when tracing is off.
+///
+/// The ids are constants that children and upstream calls read; the rest of the record sits under a lock until
+/// the span ends, and is then taken out rather than copied, so that ending appends to the attribute array it
+/// started with (one allocation per span, not two).
 final class Span: Sendable {
     let tracer: Tracer
-    let data: SpanData
+    let traceID: TraceID
+    let spanID: SpanID
+    let flags: UInt8
+    /// The trace's `tracestate`, passed on to children and upstream calls.
+    let traceState: String?
+    private let pending: Mutex<SpanData?>
 
     init(tracer: Tracer, data: SpanData) {
         self.tracer = tracer
-        self.data = data
+        traceID = data.traceID
+        spanID = data.spanID
+        flags = data.flags
+        traceState = data.traceState
+        pending = Mutex(data)
     }
 
     /// The context a callee continues the trace from (this span as the parent).
-    var traceParent: TraceParent { TraceParent(traceID: data.traceID, spanID: data.spanID, flags: data.flags) }
+    var traceParent: TraceParent { TraceParent(traceID: traceID, spanID: spanID, flags: flags) }
 
     /// What upstream calls made under this span send, and start their client spans from.
     var traceContext: TraceContext { TraceContext(span: self) }
@@ -24,20 +38,27 @@ final class Span: Sendable {
         Span(
             tracer: tracer,
             data: SpanData(
-                traceID: data.traceID, spanID: tracer.newSpanID(), parentSpanID: data.spanID,
-                traceState: data.traceState, flags: data.flags, name: name, kind: kind,
-                startNanoseconds: tracer.now(), endNanoseconds: 0, attributes: attributes, status: .unset))
+                traceID: traceID, spanID: tracer.newSpanID(), parentSpanID: spanID, traceState: traceState,
+                flags: flags, name: name, kind: kind, startNanoseconds: tracer.now(), endNanoseconds: 0,
+                attributes: attributes, status: .unset))
     }
 
-    /// Ends the span now with `status`, adding `attributes` (and renamed to `name`, when given: a server span learns
-    /// its route when it ends), and hands it to the tracer's sink.
-    func end(name: String? = nil, status: SpanStatus = .unset, attributes: [SpanAttribute] = []) {
-        var data = self.data
-        if let name { data.name = name }
+    /// Ends the span now: `finish` sets what it learned at the end (a server span its route and status), and the
+    /// finished record goes to the tracer's sink. Does nothing when the span has already ended.
+    func end(_ finish: (inout SpanData) -> Void) {
+        guard var data = pending.withLock({ $0.take() }) else { return }
+        finish(&data)
         data.endNanoseconds = max(tracer.now(), data.startNanoseconds)
-        data.attributes += attributes
-        data.status = status
         tracer.sink.record(data)
+    }
+
+    /// Ends the span now with `status`, adding `attributes` (and renamed to `name`, when given).
+    func end(name: String? = nil, status: SpanStatus = .unset, attributes: [SpanAttribute] = []) {
+        end { data in
+            if let name { data.name = name }
+            data.attributes += attributes
+            data.status = status
+        }
     }
 
     /// Ends the span with the outcome of Swift code (a provider, a handler): `error` `nil` when it returned; else

@@ -57,6 +57,21 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
+    /// The trace id and span id digits of a `traceparent` this process wrote (``description``), without decoding
+    /// them: the access log copies them as they are. `nil` when `text` does not have the shape of one.
+    static func ids(ofWellFormed text: String) -> (traceID: Substring, spanID: Substring)? {
+        let utf8 = text.utf8
+        guard utf8.count == 55 else { return nil }
+        let traceStart = utf8.index(utf8.startIndex, offsetBy: 3)
+        let traceEnd = utf8.index(traceStart, offsetBy: 32)
+        let spanStart = utf8.index(after: traceEnd)
+        let spanEnd = utf8.index(spanStart, offsetBy: 16)
+        guard utf8[utf8.index(before: traceStart)] == UInt8(ascii: "-"), utf8[traceEnd] == UInt8(ascii: "-"),
+            utf8[spanEnd] == UInt8(ascii: "-")
+        else { return nil }
+        return (text[traceStart..<traceEnd], text[spanStart..<spanEnd])
+    }
+
     /// `00-<trace id>-<span id>-<flags>`.
     public var description: String {
         String(unsafeUninitializedCapacity: 55) { storage in

@@ -79,12 +79,14 @@ public final class Tracer: Sendable {
         let parent = traceparent.flatMap(TraceParent.init)
         let traceID = parent?.traceID ?? newTraceID()
         guard sampler.shouldSample(traceID, parent: parent) else { return nil }
-        var attributes: [SpanAttribute] = [
-            .string(SemanticAttribute.httpRequestMethod, request.method.rawValue),
-            .string(SemanticAttribute.urlPath, request.path),
-            .string(SemanticAttribute.urlScheme, "http"),
-            .string(SemanticAttribute.networkProtocolVersion, request.version.minor == 0 ? "1.0" : "1.1"),
-        ]
+        var attributes: [SpanAttribute] = []
+        // What this function and ``Span/endServer(_:)`` add, so that the array is allocated once.
+        attributes.reserveCapacity(10)
+        attributes.append(.string(SemanticAttribute.httpRequestMethod, request.method.rawValue))
+        attributes.append(.string(SemanticAttribute.urlPath, request.path))
+        attributes.append(.string(SemanticAttribute.urlScheme, "http"))
+        attributes.append(
+            .string(SemanticAttribute.networkProtocolVersion, request.version.minor == 0 ? "1.0" : "1.1"))
         if let host = request.headers["Host"], let authority = Authority(host) {
             attributes.append(.string(SemanticAttribute.serverAddress, authority.host))
             if let port = authority.port { attributes.append(.int(SemanticAttribute.serverPort, port)) }
@@ -109,47 +111,85 @@ extension Span {
     /// Ends a server span with what HTTPCore wrote: the status and the route, which names the span
     /// (`GET /v1/pages/{pageID}`) and sets `http.route` for the contract's routes; 5xx is an error.
     func endServer(_ entry: HTTPAccessLogEntry) {
-        var attributes: [SpanAttribute] = [.int(SemanticAttribute.httpResponseStatusCode, entry.status)]
-        var name: String?
-        if let template = entry.route.flatMap(ServerRoute.template(named:)) {
-            name = entry.method.rawValue + " " + template
-            attributes.append(.string(SemanticAttribute.httpRoute, template))
-        }
-        if entry.status >= 500 {
-            attributes.append(.string(SemanticAttribute.errorType, String(entry.status)))
-            end(name: name, status: .error("HTTP \(entry.status)"), attributes: attributes)
-        } else {
-            end(name: name, attributes: attributes)
+        end { data in
+            data.attributes.append(.int(SemanticAttribute.httpResponseStatusCode, entry.status))
+            if let route = entry.route.flatMap(ServerRoute.named) {
+                data.name = route.spanName(entry.method)
+                data.attributes.append(.string(SemanticAttribute.httpRoute, route.template))
+            }
+            if entry.status >= 500 {
+                data.attributes.append(.string(SemanticAttribute.errorType, String(entry.status)))
+                data.status = .error("HTTP \(entry.status)")
+            }
         }
     }
 }
 
-/// The route templates of the server's route names (``ContractRoute``): what `http.route` says.
-enum ServerRoute {
-    static let templates: [String: String] = Dictionary(
-        uniqueKeysWithValues: ContractRoute.all.map { ($0.name, $0.template) })
+/// The route templates of the server's route names (``ContractRoute``): what `http.route` says, and the span names
+/// `METHOD template` made once rather than per request.
+struct ServerRoute: Sendable {
+    let template: String
+    let getName: String
+    let postName: String
 
-    static func template(named name: String) -> String? { templates[name] }
+    static let all: [String: ServerRoute] = Dictionary(
+        uniqueKeysWithValues: ContractRoute.all.map {
+            (
+                $0.name,
+                ServerRoute(template: $0.template, getName: "GET " + $0.template, postName: "POST " + $0.template)
+            )
+        })
+
+    static func named(_ name: String) -> ServerRoute? { all[name] }
+
+    func spanName(_ method: HTTPMethod) -> String {
+        if method == .get { return getName }
+        if method == .post { return postName }
+        return method.rawValue + " " + template
+    }
 }
 
-/// `host[:port]` of a `Host` field or a peer address (`[v6]:port` for IPv6).
+/// `host[:port]` of a `Host` field or a peer address (`[v6]:port` for IPv6). Parsed over the UTF-8 bytes: it runs
+/// for every sampled request (twice), and `String`'s character-based searches cost thousands of instructions here.
 struct Authority {
     var host: String
     var port: Int?
 
     init?(_ text: String) {
-        guard !text.isEmpty else { return nil }
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            port = rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil
-        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
-            host = String(text[..<colon])
-            port = Int(text[text.index(after: colon)...])
+        var text = text
+        guard let (host, port) = text.withUTF8(Self.split) else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Int?)? {
+        guard let first = bytes.first else { return nil }
+        let hostRange: Range<Int>
+        let rest: Int
+        if first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            hostRange = 1..<close
+            rest = close + 1
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+            !bytes[(colon + 1)...].contains(UInt8(ascii: ":"))
+        {
+            hostRange = 0..<colon
+            rest = colon
         } else {
-            host = text
-            port = nil
+            return (String(decoding: bytes, as: UTF8.self), nil)
         }
+        let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostRange]), as: UTF8.self)
+        return (host, port(UnsafeBufferPointer(rebasing: bytes[rest...])))
+    }
+
+    /// The decimal port of `rest` when it is `:digits` (1–5 digits, at most 65535).
+    private static func port(_ rest: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard rest.first == UInt8(ascii: ":"), rest.count >= 2, rest.count <= 6 else { return nil }
+        var value = 0
+        for byte in rest.dropFirst() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value <= 65535 ? value : nil
     }
 }
