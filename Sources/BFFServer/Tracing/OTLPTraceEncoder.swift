@@ -47,7 +47,7 @@ struct OTLPTraceEncoder: Sendable {
         object["kind"] = .number(Double(span.kind.rawValue))
         object["startTimeUnixNano"] = .string(String(span.startNanoseconds))
         object["endTimeUnixNano"] = .string(String(span.endNanoseconds))
-        object["attributes"] = .array(span.attributes.map(json))
+        object["attributes"] = .array(span.allAttributes.map(json))
         var status = JSONObject()
         if !span.status.message.isEmpty { status["message"] = .string(span.status.message) }
         status["code"] = .number(Double(span.status.code))
@@ -92,6 +92,12 @@ struct OTLPTraceEncoder: Sendable {
         writer.varint(6, UInt64(span.kind.rawValue))
         writer.fixed64(7, span.startNanoseconds)
         writer.fixed64(8, span.endNanoseconds)
+        span.http?.forEachAttribute { key, value in
+            switch value {
+            case .string(let string): writer.keyValue(9, key: key, string: string)
+            case .int(let int): writer.keyValue(9, key: key, int: int)
+            }
+        }
         for index in span.attributes.indices { writer.keyValue(9, span.attributes[index]) }
         if span.status != .unset {
             writer.message(15) { status in  // Status: message = 2, code = 3
@@ -142,6 +148,20 @@ struct ProtobufWriter: ~Copyable {
         count += 1
     }
 
+    /// The `count` UTF-8 bytes of `string`: one copy from a native string's storage.
+    @inline(__always) fileprivate mutating func appendUTF8(_ string: String, count: Int) {
+        reserve(more: count)
+        let written = UnsafeMutableBufferPointer(start: base + self.count, count: count).initialize(from: string.utf8)
+        self.count += written.1
+    }
+
+    /// `value`'s bytes as they are in memory (callers pick the byte order), without a `memcpy` call.
+    @inline(__always) fileprivate mutating func store<T: FixedWidthInteger>(_ value: T) {
+        reserve(more: MemoryLayout<T>.size)
+        UnsafeMutableRawPointer(base + count).storeBytes(of: value, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+
     @inline(__always) fileprivate mutating func append(_ source: UnsafeRawBufferPointer) {
         reserve(more: source.count)
         if let address = source.baseAddress {
@@ -175,13 +195,13 @@ struct ProtobufWriter: ~Copyable {
     mutating func fixed64(_ field: Int, _ value: UInt64, always: Bool = false) {
         guard value != 0 || always else { return }
         tag(field, 1)
-        withUnsafeBytes(of: value.littleEndian) { append($0) }
+        store(value.littleEndian)
     }
 
     mutating func fixed32(_ field: Int, _ value: UInt32) {
         guard value != 0 else { return }
         tag(field, 5)
-        withUnsafeBytes(of: value.littleEndian) { append($0) }
+        store(value.littleEndian)
     }
 
     mutating func string(_ field: Int, _ value: String, always: Bool = false) {
@@ -198,15 +218,15 @@ struct ProtobufWriter: ~Copyable {
     mutating func bytes(_ field: Int, bigEndian value: UInt64) {
         tag(field, 2)
         append(8)
-        withUnsafeBytes(of: value.bigEndian) { append($0) }
+        store(value.bigEndian)
     }
 
     /// A 16-byte id, big-endian (a trace id).
     mutating func bytes(_ field: Int, bigEndian high: UInt64, _ low: UInt64) {
         tag(field, 2)
         append(16)
-        withUnsafeBytes(of: high.bigEndian) { append($0) }
-        withUnsafeBytes(of: low.bigEndian) { append($0) }
+        store(high.bigEndian)
+        store(low.bigEndian)
     }
 
     /// A nested message written in place: one byte is reserved for its length, and the body is moved along when
@@ -256,8 +276,36 @@ extension ProtobufWriter {
             case .double(let double):
                 keyValue(field, key: key, valueLength: 9)
                 tag(4, 1)
-                withUnsafeBytes(of: double.bitPattern.littleEndian) { append($0) }
+                store(double.bitPattern.littleEndian)
             }
+        }
+    }
+
+    /// A `KeyValue` with a string value (``keyValue(_:_:)`` without a ``SpanAttribute``).
+    mutating func keyValue(_ field: Int, key: String, string: String) {
+        let keyCount = key.utf8.count
+        let valueCount = string.utf8.count
+        let valueLength = 1 + Self.varintSize(valueCount) + valueCount
+        let keyLength = 1 + Self.varintSize(keyCount) + keyCount
+        tag(field, 2)
+        rawVarint(UInt64(keyLength + 1 + Self.varintSize(valueLength) + valueLength))
+        tag(1, 2)
+        rawVarint(UInt64(keyCount))
+        appendUTF8(key, count: keyCount)
+        tag(2, 2)
+        rawVarint(UInt64(valueLength))
+        tag(1, 2)
+        rawVarint(UInt64(valueCount))
+        appendUTF8(string, count: valueCount)
+    }
+
+    /// A `KeyValue` with an integer value.
+    mutating func keyValue(_ field: Int, key: String, int: Int) {
+        let value = UInt64(bitPattern: Int64(int))
+        Self.withUTF8(key) { key in
+            keyValue(field, key: key, valueLength: 1 + Self.varintSize(value))
+            tag(3, 0)
+            rawVarint(value)
         }
     }
 

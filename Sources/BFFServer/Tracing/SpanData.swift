@@ -16,10 +16,15 @@ public struct SpanData: Sendable, Hashable {
     public var endNanoseconds: UInt64
     public var attributes: [SpanAttribute]
     public var status: SpanStatus
+    /// A server span's HTTP attributes, made into attributes when exported (before ``attributes``).
+    var http: HTTPServerSpanFields? = nil
+
+    /// Every attribute: the HTTP ones of a server span, then ``attributes``.
+    public var allAttributes: [SpanAttribute] { (http?.attributes ?? []) + attributes }
 
     /// The value of the attribute `key`, if set (tests).
     public func attribute(_ key: String) -> SpanAttribute.Value? {
-        attributes.last { $0.key == key }?.value
+        allAttributes.last { $0.key == key }?.value
     }
 }
 

@@ -79,31 +79,13 @@ public final class Tracer: Sendable {
         let parent = traceparent.flatMap(TraceParent.init)
         let traceID = parent?.traceID ?? newTraceID()
         guard sampler.shouldSample(traceID, parent: parent) else { return nil }
-        var attributes: [SpanAttribute] = []
-        // What this function and ``Span/endServer(_:)`` add, so that the array is allocated once.
-        attributes.reserveCapacity(10)
-        attributes.append(.string(SemanticAttribute.httpRequestMethod, request.method.rawValue))
-        attributes.append(.string(SemanticAttribute.urlPath, request.path))
-        attributes.append(.string(SemanticAttribute.urlScheme, "http"))
-        attributes.append(
-            .string(SemanticAttribute.networkProtocolVersion, request.version.minor == 0 ? "1.0" : "1.1"))
-        if let host = request.headers["Host"], let authority = Authority(host) {
-            attributes.append(.string(SemanticAttribute.serverAddress, authority.host))
-            if let port = authority.port { attributes.append(.int(SemanticAttribute.serverPort, port)) }
-        }
-        if let userAgent = request.headers["User-Agent"] {
-            attributes.append(.string(SemanticAttribute.userAgentOriginal, userAgent))
-        }
-        if let address = request.remoteAddress, let peer = Authority(address) {
-            attributes.append(.string(SemanticAttribute.clientAddress, peer.host))
-        }
         return Span(
             tracer: self,
             data: SpanData(
                 traceID: traceID, spanID: newSpanID(), parentSpanID: parent?.spanID,
                 traceState: parent == nil ? nil : tracestate.flatMap { $0.utf8.count <= 512 ? $0 : nil },
                 flags: 1, name: request.method.rawValue, kind: .server, startNanoseconds: now(), endNanoseconds: 0,
-                attributes: attributes, status: .unset))
+                attributes: [], status: .unset, http: HTTPServerSpanFields(request)))
     }
 }
 
@@ -112,15 +94,11 @@ extension Span {
     /// (`GET /v1/pages/{pageID}`) and sets `http.route` for the contract's routes; 5xx is an error.
     func endServer(_ entry: HTTPAccessLogEntry) {
         end { data in
-            data.attributes.append(.int(SemanticAttribute.httpResponseStatusCode, entry.status))
-            if let route = entry.route.flatMap(ServerRoute.named) {
-                data.name = route.spanName(entry.method)
-                data.attributes.append(.string(SemanticAttribute.httpRoute, route.template))
-            }
-            if entry.status >= 500 {
-                data.attributes.append(.string(SemanticAttribute.errorType, String(entry.status)))
-                data.status = .error("HTTP \(entry.status)")
-            }
+            let route = entry.route.flatMap(ServerRoute.named)
+            if let route { data.name = route.spanName(entry.method) }
+            data.http?.status = entry.status
+            data.http?.route = route?.template
+            if entry.status >= 500 { data.status = .error("HTTP \(entry.status)") }
         }
     }
 }
