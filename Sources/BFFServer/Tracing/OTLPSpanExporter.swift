@@ -7,9 +7,11 @@ import Synchronization
 /// bounded queue under a lock; a task exports what is queued every `scheduleDelaySeconds`, or at once when a batch
 /// is full, through an ``UpstreamClient`` (libcurl on the HTTP client's own loop), never on the server's loops.
 ///
-/// A full queue drops the span (`flow_bff_trace_spans_dropped_total{reason="queue_full"}`); a failed export drops
-/// its batch (`reason="export_failed"`) and is logged at most once per minute; nothing is retried and nothing is
-/// fatal. ``shutdown()`` exports what is left.
+/// A full queue drops the span (`flow_bff_trace_spans_dropped_total{reason="queue_full"}`). An export that fails
+/// transiently — the collector answers 429, 502, 503 or 504, or cannot be reached in time — is retried up to
+/// ``maximumRetries`` times after 1, 2 and 4 s (OTLP/HTTP's "retryable" answers; spans keep queueing meanwhile, within
+/// the queue's bound); one that still fails, or fails otherwise, drops its batch (`reason="export_failed"`) and is
+/// logged at most once per minute. Nothing is fatal. ``shutdown()`` exports what is left, once, without retries.
 public final class OTLPSpanExporter: SpanSink {
     struct State {
         var queue: [SpanData] = []
@@ -34,17 +36,28 @@ public final class OTLPSpanExporter: SpanSink {
     private let wake: AsyncStream<Void>.Continuation
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
+    /// Set by ``shutdown()``: a failed export is not retried any more.
+    private let stopping = Atomic<Bool>(false)
+    /// Retries of a transiently failed export at most.
+    static let maximumRetries = 3
+    /// The wait before the first retry, doubled for each further one.
+    let retryBackoff: Duration
 
     /// - Parameters:
     ///   - configuration: endpoint, headers, protocol, queue and batch sizes, delays (``BFFConfiguration/Tracing``).
     ///   - log: where export failures are reported.
     ///   - client: the HTTP client exports go through. Default the process's shared one.
     /// - Precondition: `configuration.endpoint` is an `http(s)://` URL (the configuration loader checks it).
-    public init(configuration: BFFConfiguration.Tracing, log: Logger, client: HTTPClient = .shared) {
+    ///   - retryBackoff: the wait before the first retry of a transiently failed export. Default 1 s.
+    public init(
+        configuration: BFFConfiguration.Tracing, log: Logger, client: HTTPClient = .shared,
+        retryBackoff: Duration = .seconds(1)
+    ) {
         guard let endpoint = OTLPEndpoint(configuration.endpoint) else {
             preconditionFailure("tracing.endpoint is checked when loaded")
         }
         self.configuration = configuration
+        self.retryBackoff = retryBackoff
         encoder = OTLPTraceEncoder(
             serviceName: configuration.serviceName,
             serviceVersion: configuration.serviceVersion.isEmpty ? BuildInfo.version : configuration.serviceVersion)
@@ -138,34 +151,57 @@ public final class OTLPSpanExporter: SpanSink {
         let (body, contentType) = encoder.encode(batch, as: configuration.exportProtocol)
         var fields = headers
         fields["Content-Type"] = contentType
-        do {
-            _ = try await client.send("POST", path, body: body, headers: fields)
-            state.withLock { $0.exported += UInt64(batch.count) }
-        } catch {
-            let report = state.withLock { state -> Int? in
-                state.droppedFailed += UInt64(batch.count)
-                let now = ContinuousClock.now
-                if let last = state.lastFailureLog, now - last < .seconds(60) {
-                    state.suppressedFailures += 1
-                    return nil
+        var delay = retryBackoff
+        var retries = 0
+        while true {
+            do {
+                _ = try await client.send("POST", path, body: body, headers: fields)
+                state.withLock { $0.exported += UInt64(batch.count) }
+                return
+            } catch {
+                guard retries < Self.maximumRetries, Self.isTransient(error), !stopping.load(ordering: .relaxed) else {
+                    return failed(batch, error)
                 }
-                state.lastFailureLog = now
-                defer { state.suppressedFailures = 0 }
-                return state.suppressedFailures
+                retries += 1
+                try? await Task.sleep(for: delay)
+                delay *= 2
             }
-            if let suppressed = report {
-                log.warning(
-                    "span export failed",
-                    [
-                        "endpoint": .string(configuration.endpoint), "spans": .number(Double(batch.count)),
-                        "error": .string(error.description), "failuresNotLogged": .number(Double(suppressed)),
-                    ])
+        }
+    }
+
+    /// Whether a failed export may succeed when tried again: the answers OTLP/HTTP calls retryable (429, 502, 503,
+    /// 504), a refused or lost connection, a timeout.
+    static func isTransient(_ error: UpstreamError) -> Bool {
+        if let status = error.status { return [429, 502, 503, 504].contains(status) }
+        return error.code == "upstream_unavailable" || error.code == "upstream_timeout"
+    }
+
+    /// Counts `batch` dropped and logs `error`, at most once a minute.
+    private func failed(_ batch: [SpanData], _ error: UpstreamError) {
+        let report = state.withLock { state -> Int? in
+            state.droppedFailed += UInt64(batch.count)
+            let now = ContinuousClock.now
+            if let last = state.lastFailureLog, now - last < .seconds(60) {
+                state.suppressedFailures += 1
+                return nil
             }
+            state.lastFailureLog = now
+            defer { state.suppressedFailures = 0 }
+            return state.suppressedFailures
+        }
+        if let suppressed = report {
+            log.warning(
+                "span export failed",
+                [
+                    "endpoint": .string(configuration.endpoint), "spans": .number(Double(batch.count)),
+                    "error": .string(error.description), "failuresNotLogged": .number(Double(suppressed)),
+                ])
         }
     }
 
     /// Stops the timer and exports what is queued (graceful shutdown). Spans recorded after it are not exported.
     public func shutdown() async {
+        stopping.store(true, ordering: .relaxed)
         ticker.withLock { $0 }?.cancel()
         wake.finish()
         await worker.withLock { $0 }?.value

@@ -67,7 +67,8 @@ import Testing
         configuration.batchSize = 2
         configuration.scheduleDelaySeconds = 3_600
         let log = MemoryLogSink()
-        let exporter = OTLPSpanExporter(configuration: configuration, log: Logger(sink: log))
+        let exporter = OTLPSpanExporter(
+            configuration: configuration, log: Logger(sink: log), retryBackoff: .milliseconds(10))
         for index in 1...5 { exporter.record(Self.span(UInt64(index))) }
         #expect(exporter.droppedCount.queueFull == 2)
         await exporter.shutdown()
@@ -102,5 +103,64 @@ import Testing
         await exporter.shutdown()
         #expect(exporter.exportedCount == 2)
         #expect(received.count == 1)
+    }
+
+    /// A collector answering `statuses` in turn (then 200), counting the export requests it got (they come one at
+    /// a time).
+    private static func collector(answering statuses: [Int]) throws -> (HTTPServer, TestSignal) {
+        let requests = TestSignal()
+        let receiver = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in
+            let index = requests.count
+            requests.signal()
+            let status = index < statuses.count ? statuses[index] : 200
+            return .response(HTTPResponse(status: HTTPStatus(code: status)))
+        }
+        try receiver.start()
+        return (receiver, requests)
+    }
+
+    @Test func aTransientlyFailedExportIsRetriedUntilTheCollectorTakesIt() async throws {
+        let (receiver, requests) = try Self.collector(answering: [503, 429])
+        defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
+        var configuration = BFFConfiguration.Tracing()
+        configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
+        configuration.batchSize = 2
+        configuration.scheduleDelaySeconds = 3_600
+        let exporter = OTLPSpanExporter(
+            configuration: configuration, log: Logger(sink: MemoryLogSink()), retryBackoff: .milliseconds(10))
+        exporter.record(Self.span(1))
+        exporter.record(Self.span(2))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while exporter.exportedCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        await exporter.shutdown()
+        #expect(exporter.exportedCount == 2)
+        #expect(exporter.droppedCount.exportFailed == 0)
+        #expect(requests.count == 3, "503, 429, then accepted")
+    }
+
+    @Test func aRefusedExportIsNotRetried() async throws {
+        let (receiver, requests) = try Self.collector(answering: [400])
+        defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
+        var configuration = BFFConfiguration.Tracing()
+        configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
+        configuration.batchSize = 1
+        configuration.scheduleDelaySeconds = 3_600
+        let exporter = OTLPSpanExporter(
+            configuration: configuration, log: Logger(sink: MemoryLogSink()), retryBackoff: .milliseconds(10))
+        // A full batch: exported by the worker at once, not by shutdown (which never retries).
+        exporter.record(Self.span(1))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while exporter.droppedCount.exportFailed == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(100))  // ten retry delays: none comes
+        #expect(exporter.droppedCount.exportFailed == 1)
+        #expect(requests.count == 1)
+        await exporter.shutdown()
+        #expect(exporter.exportedCount == 0)
+        #expect(OTLPSpanExporter.isTransient(UpstreamError(upstream: "otlp", code: "upstream_timeout", message: "")))
+        #expect(
+            !OTLPSpanExporter.isTransient(
+                UpstreamError(upstream: "otlp", code: "upstream_status", message: "", status: 413)))
     }
 }
