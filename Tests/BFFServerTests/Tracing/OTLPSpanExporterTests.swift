@@ -119,15 +119,21 @@ import Testing
         return (receiver, requests)
     }
 
+    /// An exporter to `receiver` that sends full batches of `batchSize` at once (the timer never fires) and retries
+    /// after 10 ms.
+    private static func exporter(to receiver: HTTPServer, batchSize: Int) -> OTLPSpanExporter {
+        var configuration = BFFConfiguration.Tracing()
+        configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
+        configuration.batchSize = batchSize
+        configuration.scheduleDelaySeconds = 3_600
+        return OTLPSpanExporter(
+            configuration: configuration, log: Logger(sink: MemoryLogSink()), retryBackoff: .milliseconds(10))
+    }
+
     @Test func aTransientlyFailedExportIsRetriedUntilTheCollectorTakesIt() async throws {
         let (receiver, requests) = try Self.collector(answering: [503, 429])
         defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
-        var configuration = BFFConfiguration.Tracing()
-        configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
-        configuration.batchSize = 2
-        configuration.scheduleDelaySeconds = 3_600
-        let exporter = OTLPSpanExporter(
-            configuration: configuration, log: Logger(sink: MemoryLogSink()), retryBackoff: .milliseconds(10))
+        let exporter = Self.exporter(to: receiver, batchSize: 2)
         exporter.record(Self.span(1))
         exporter.record(Self.span(2))
         let deadline = ContinuousClock.now + .seconds(10)
@@ -141,12 +147,7 @@ import Testing
     @Test func aRefusedExportIsNotRetried() async throws {
         let (receiver, requests) = try Self.collector(answering: [400])
         defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
-        var configuration = BFFConfiguration.Tracing()
-        configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
-        configuration.batchSize = 1
-        configuration.scheduleDelaySeconds = 3_600
-        let exporter = OTLPSpanExporter(
-            configuration: configuration, log: Logger(sink: MemoryLogSink()), retryBackoff: .milliseconds(10))
+        let exporter = Self.exporter(to: receiver, batchSize: 1)
         // A full batch: exported by the worker at once, not by shutdown (which never retries).
         exporter.record(Self.span(1))
         let deadline = ContinuousClock.now + .seconds(10)
