@@ -120,23 +120,27 @@ import Testing
     }
 
     /// An exporter to `receiver` that sends full batches of `batchSize` at once (the timer never fires) and retries
-    /// after 10 ms.
-    private static func exporter(to receiver: HTTPServer, batchSize: Int) -> OTLPSpanExporter {
+    /// after 10 ms, through `client` (its own: the shared one carries the rest of the suite's upstream calls, which
+    /// on one busy core can hold an export back for seconds).
+    private static func exporter(to receiver: HTTPServer, batchSize: Int, client: HTTPClient) -> OTLPSpanExporter {
         var configuration = BFFConfiguration.Tracing()
         configuration.endpoint = "http://\(receiver.localAddress)/v1/traces"
         configuration.batchSize = batchSize
         configuration.scheduleDelaySeconds = 3_600
         return OTLPSpanExporter(
-            configuration: configuration, log: Logger(sink: MemoryLogSink()), retryBackoff: .milliseconds(10))
+            configuration: configuration, log: Logger(sink: MemoryLogSink()), client: client,
+            retryBackoff: .milliseconds(10))
     }
 
     @Test func aTransientlyFailedExportIsRetriedUntilTheCollectorTakesIt() async throws {
         let (receiver, requests) = try Self.collector(answering: [503, 429])
         defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
-        let exporter = Self.exporter(to: receiver, batchSize: 2)
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let exporter = Self.exporter(to: receiver, batchSize: 2, client: client)
         exporter.record(Self.span(1))
         exporter.record(Self.span(2))
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while exporter.exportedCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         await exporter.shutdown()
         #expect(exporter.exportedCount == 2)
@@ -147,10 +151,12 @@ import Testing
     @Test func aRefusedExportIsNotRetried() async throws {
         let (receiver, requests) = try Self.collector(answering: [400])
         defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
-        let exporter = Self.exporter(to: receiver, batchSize: 1)
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let exporter = Self.exporter(to: receiver, batchSize: 1, client: client)
         // A full batch: exported by the worker at once, not by shutdown (which never retries).
         exporter.record(Self.span(1))
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while exporter.droppedCount.exportFailed == 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
