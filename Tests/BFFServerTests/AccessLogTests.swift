@@ -47,8 +47,8 @@ import Testing
                 #expect(missing["appPlatform"] == nil)
             }
         }
-        #expect(AccessLogExtras.host(of: "[::1]:8080") == "::1")
-        #expect(AccessLogExtras.host(of: "10.0.0.2:443") == "10.0.0.2")
+        #expect(Authority("[::1]:8080")?.host == "::1")
+        #expect(Authority("10.0.0.2:443")?.host == "10.0.0.2")
         #expect(
             AccessLogExtras.client(
                 forwardedFor: "198.51.100.1, 10.0.0.9, 10.0.0.2", trustedProxies: ["10.0.0.2", "10.0.0.9"])

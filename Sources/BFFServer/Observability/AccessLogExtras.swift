@@ -35,7 +35,7 @@ enum AccessLogExtras {
         member(#","problem":"#, annotations?.errorCode, to: &line)
         if let peer = entry.remoteAddress {
             member(#","peer":"#, peer, to: &line)
-            if let forwardedFor, !trustedProxies.isEmpty, trustedProxies.contains(String(host(of: peer))) {
+            if let forwardedFor, !trustedProxies.isEmpty, trustedProxies.contains(Authority(peer)?.host ?? peer) {
                 member(#","client":"#, client(forwardedFor: forwardedFor, trustedProxies: trustedProxies), to: &line)
             }
         }
@@ -74,15 +74,6 @@ enum AccessLogExtras {
         guard let value else { return }
         key(name, to: &line)
         JSONWriter.appendString(value, to: &line)
-    }
-
-    /// The address of a peer written `1.2.3.4:80` or `[::1]:80`, without its port.
-    static func host(of peer: String) -> Substring {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
-            return peer[peer.index(after: peer.startIndex)..<close]
-        }
-        guard let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") == colon else { return peer[...] }
-        return peer[..<colon]
     }
 
     /// The last address of `X-Forwarded-For` that is not a trusted proxy: each proxy appends the address it got the

@@ -162,14 +162,6 @@ struct ProtobufWriter: ~Copyable {
         count += MemoryLayout<T>.size
     }
 
-    @inline(__always) fileprivate mutating func append(_ source: UnsafeRawBufferPointer) {
-        reserve(more: source.count)
-        if let address = source.baseAddress {
-            UnsafeMutableRawPointer(base + count).copyMemory(from: address, byteCount: source.count)
-        }
-        count += source.count
-    }
-
     @inline(__always) fileprivate mutating func tag(_ field: Int, _ wireType: UInt64) {
         rawVarint(UInt64(field) << 3 | wireType)
     }
@@ -207,11 +199,9 @@ struct ProtobufWriter: ~Copyable {
     mutating func string(_ field: Int, _ value: String, always: Bool = false) {
         guard !value.isEmpty || always else { return }
         tag(field, 2)
-        var value = value
-        value.withUTF8 { utf8 in
-            rawVarint(UInt64(utf8.count))
-            append(UnsafeRawBufferPointer(utf8))
-        }
+        let count = value.utf8.count
+        rawVarint(UInt64(count))
+        appendUTF8(value, count: count)
     }
 
     /// An 8-byte id, big-endian (a span id).
@@ -255,75 +245,47 @@ extension ProtobufWriter {
     /// `attribute` as a `KeyValue` message in field `field` (key 1; value 2, an `AnyValue`: string 1, bool 2, int 3,
     /// double 4). The lengths are computed first and everything written forwards: spans carry ten of these each.
     mutating func keyValue(_ field: Int, _ attribute: borrowing SpanAttribute) {
-        Self.withUTF8(attribute.key) { key in
-            switch attribute.value {
-            case .string(let string):
-                Self.withUTF8(string) { value in
-                    keyValue(field, key: key, valueLength: 1 + Self.varintSize(value.count) + value.count)
-                    tag(1, 2)
-                    rawVarint(UInt64(value.count))
-                    append(UnsafeRawBufferPointer(value))
-                }
-            case .bool(let bool):
-                keyValue(field, key: key, valueLength: 2)
-                tag(2, 0)
-                rawVarint(bool ? 1 : 0)
-            case .int(let int):
-                let value = UInt64(bitPattern: int)
-                keyValue(field, key: key, valueLength: 1 + Self.varintSize(value))
-                tag(3, 0)
-                rawVarint(value)
-            case .double(let double):
-                keyValue(field, key: key, valueLength: 9)
-                tag(4, 1)
-                store(double.bitPattern.littleEndian)
-            }
+        switch attribute.value {
+        case .string(let string): keyValue(field, key: attribute.key, string: string)
+        case .int(let int): keyValue(field, key: attribute.key, int: Int(int))
+        case .bool(let bool):
+            keyValueHead(field, key: attribute.key, valueLength: 2)
+            tag(2, 0)
+            rawVarint(bool ? 1 : 0)
+        case .double(let double):
+            keyValueHead(field, key: attribute.key, valueLength: 9)
+            tag(4, 1)
+            store(double.bitPattern.littleEndian)
         }
     }
 
-    /// A `KeyValue` with a string value (``keyValue(_:_:)`` without a ``SpanAttribute``).
+    /// A `KeyValue` with a string value.
     mutating func keyValue(_ field: Int, key: String, string: String) {
-        let keyCount = key.utf8.count
-        let valueCount = string.utf8.count
-        let valueLength = 1 + Self.varintSize(valueCount) + valueCount
-        let keyLength = 1 + Self.varintSize(keyCount) + keyCount
-        tag(field, 2)
-        rawVarint(UInt64(keyLength + 1 + Self.varintSize(valueLength) + valueLength))
+        let count = string.utf8.count
+        keyValueHead(field, key: key, valueLength: 1 + Self.varintSize(count) + count)
         tag(1, 2)
-        rawVarint(UInt64(keyCount))
-        appendUTF8(key, count: keyCount)
-        tag(2, 2)
-        rawVarint(UInt64(valueLength))
-        tag(1, 2)
-        rawVarint(UInt64(valueCount))
-        appendUTF8(string, count: valueCount)
+        rawVarint(UInt64(count))
+        appendUTF8(string, count: count)
     }
 
     /// A `KeyValue` with an integer value.
     mutating func keyValue(_ field: Int, key: String, int: Int) {
         let value = UInt64(bitPattern: Int64(int))
-        Self.withUTF8(key) { key in
-            keyValue(field, key: key, valueLength: 1 + Self.varintSize(value))
-            tag(3, 0)
-            rawVarint(value)
-        }
-    }
-
-    /// `body` over `string`'s UTF-8 in place (a native string's storage), or over a copy.
-    private static func withUTF8<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return Array(string.utf8).withUnsafeBufferPointer(body)
+        keyValueHead(field, key: key, valueLength: 1 + Self.varintSize(value))
+        tag(3, 0)
+        rawVarint(value)
     }
 
     /// A `KeyValue`'s tag, length, key and the `AnyValue`'s tag and length, before the `AnyValue`'s one field.
-    private mutating func keyValue(_ field: Int, key: UnsafeBufferPointer<UInt8>, valueLength: Int) {
-        let keyLength = key.isEmpty ? 0 : 1 + Self.varintSize(key.count) + key.count
+    private mutating func keyValueHead(_ field: Int, key: String, valueLength: Int) {
+        let keyCount = key.utf8.count
+        let keyLength = keyCount == 0 ? 0 : 1 + Self.varintSize(keyCount) + keyCount
         tag(field, 2)
         rawVarint(UInt64(keyLength + 1 + Self.varintSize(valueLength) + valueLength))
-        if !key.isEmpty {
+        if keyCount > 0 {
             tag(1, 2)
-            rawVarint(UInt64(key.count))
-            append(UnsafeRawBufferPointer(key))
+            rawVarint(UInt64(keyCount))
+            appendUTF8(key, count: keyCount)
         }
         tag(2, 2)
         rawVarint(UInt64(valueLength))

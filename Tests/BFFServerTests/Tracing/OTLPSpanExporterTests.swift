@@ -140,8 +140,8 @@ import Testing
         let exporter = Self.exporter(to: receiver, batchSize: 2, client: client)
         exporter.record(Self.span(1))
         exporter.record(Self.span(2))
-        let deadline = ContinuousClock.now + .seconds(30)
-        while exporter.exportedCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // The third request is the one accepted; shutdown waits for the export it is part of to finish.
+        try await requests.wait(for: 3, timeout: .seconds(30))
         await exporter.shutdown()
         #expect(exporter.exportedCount == 2)
         #expect(exporter.droppedCount.exportFailed == 0)
@@ -156,11 +156,11 @@ import Testing
         let exporter = Self.exporter(to: receiver, batchSize: 1, client: client)
         // A full batch: exported by the worker at once, not by shutdown (which never retries).
         exporter.record(Self.span(1))
+        // The batch is counted dropped only once the exporter gave up on it: any retry would come before.
         let deadline = ContinuousClock.now + .seconds(30)
         while exporter.droppedCount.exportFailed == 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        try await Task.sleep(for: .milliseconds(100))  // ten retry delays: none comes
         #expect(exporter.droppedCount.exportFailed == 1)
         #expect(requests.count == 1)
         await exporter.shutdown()
