@@ -11,16 +11,30 @@ public final class HTTPResponseAnnotations: Sendable {
     public let errorCode: String?
     /// Time the answer spent waiting for upstream services.
     public let upstreamNanoseconds: UInt64
-    /// The W3C `traceparent` of the span that answered, when the request is traced.
-    public let traceParent: String?
+    /// The ids of the span that answered, when the request is traced.
+    public let trace: HTTPTraceIDs?
 
     public init(
-        subject: String? = nil, errorCode: String? = nil, upstreamNanoseconds: UInt64 = 0, traceParent: String? = nil
+        subject: String? = nil, errorCode: String? = nil, upstreamNanoseconds: UInt64 = 0, trace: HTTPTraceIDs? = nil
     ) {
         self.subject = subject
         self.errorCode = errorCode
         self.upstreamNanoseconds = upstreamNanoseconds
-        self.traceParent = traceParent
+        self.trace = trace
+    }
+}
+
+/// A traced response's W3C trace id (16 bytes, as two big-endian halves) and span id, as numbers: the access log
+/// writes them as hex digits, with no string made per request.
+public struct HTTPTraceIDs: Sendable, Hashable {
+    public var traceHigh: UInt64
+    public var traceLow: UInt64
+    public var span: UInt64
+
+    public init(traceHigh: UInt64, traceLow: UInt64, span: UInt64) {
+        self.traceHigh = traceHigh
+        self.traceLow = traceLow
+        self.span = span
     }
 }
 
@@ -43,22 +57,22 @@ extension HTTPResponse {
         set { annotate(upstreamNanoseconds: newValue) }
     }
 
-    /// ``HTTPResponseAnnotations/traceParent`` (setting it makes new annotations).
-    public var traceParent: String? {
-        get { annotations?.traceParent }
-        set { annotate(traceParent: .some(newValue)) }
+    /// ``HTTPResponseAnnotations/trace`` (setting it makes new annotations).
+    public var trace: HTTPTraceIDs? {
+        get { annotations?.trace }
+        set { annotate(trace: .some(newValue)) }
     }
 
     /// Replaces the given members of ``annotations``, keeping the others.
     private mutating func annotate(
         subject: String?? = nil, errorCode: String?? = nil, upstreamNanoseconds: UInt64? = nil,
-        traceParent: String?? = nil
+        trace: HTTPTraceIDs?? = nil
     ) {
         let old = annotations
         annotations = HTTPResponseAnnotations(
             subject: subject ?? old?.subject, errorCode: errorCode ?? old?.errorCode,
             upstreamNanoseconds: upstreamNanoseconds ?? old?.upstreamNanoseconds ?? 0,
-            traceParent: traceParent ?? old?.traceParent)
+            trace: trace ?? old?.trace)
     }
 }
 
@@ -69,6 +83,6 @@ extension HTTPAccessLogEntry {
     public var errorCode: String? { annotations?.errorCode }
     /// The response's ``HTTPResponseAnnotations/upstreamNanoseconds``.
     public var upstreamNanoseconds: UInt64 { annotations?.upstreamNanoseconds ?? 0 }
-    /// The response's ``HTTPResponseAnnotations/traceParent``.
-    public var traceParent: String? { annotations?.traceParent }
+    /// The response's ``HTTPResponseAnnotations/trace``.
+    public var trace: HTTPTraceIDs? { annotations?.trace }
 }

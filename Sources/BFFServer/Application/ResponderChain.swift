@@ -27,7 +27,8 @@ struct EdgeResponder: HTTPResponder {
         // The span ends with what HTTPCore wrote (status, route), after any other listener of the response.
         return first.respond(to: request, context: context).mapResponse { response in
             var response = response
-            response.traceParent = span.traceParent.description
+            response.trace = HTTPTraceIDs(
+                traceHigh: span.traceID.high, traceLow: span.traceID.low, span: span.spanID.value)
             let previous = response.onSent
             response.onSent = { entry in
                 previous?(entry)

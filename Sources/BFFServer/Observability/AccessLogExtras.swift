@@ -45,9 +45,13 @@ enum AccessLogExtras {
             member(#","appPlatform":"#, platform, to: &line)
             member(#","appVersion":"#, version, to: &line)
         }
-        if let traced = annotations?.traceParent, let ids = TraceParent.ids(ofWellFormed: traced) {
-            member(#","traceID":"#, ids.traceID, to: &line)
-            member(#","spanID":"#, ids.spanID, to: &line)
+        if let trace = annotations?.trace {
+            key(#","traceID":""#, to: &line)
+            ByteFormatting.appendHex(trace.traceHigh, digits: 16, to: &line)
+            ByteFormatting.appendHex(trace.traceLow, digits: 16, to: &line)
+            key(#"","spanID":""#, to: &line)
+            ByteFormatting.appendHex(trace.span, digits: 16, to: &line)
+            line.append(UInt8(ascii: "\""))
         } else if let incoming = traceparent.flatMap(TraceParent.init) {
             member(#","traceID":"#, incoming.traceID.description, to: &line)
         }

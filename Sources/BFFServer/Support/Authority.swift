@@ -8,12 +8,20 @@ struct Authority {
 
     init?(_ text: String) {
         var text = text
-        guard let (host, port) = text.withUTF8(Self.split) else { return nil }
+        guard
+            let (host, port) = text.withUTF8({ bytes in
+                Self.split(bytes).map {
+                    (String(decoding: UnsafeBufferPointer(rebasing: bytes[$0.host]), as: UTF8.self), $0.port)
+                }
+            })
+        else { return nil }
         self.host = host
         self.port = port
     }
 
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, Int?)? {
+    /// Where the host is in `bytes` (without an IPv6 address's brackets), and the port; `nil` when `bytes` is empty
+    /// or an IPv6 address's bracket is not closed.
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> (host: Range<Int>, port: Int?)? {
         guard let first = bytes.first else { return nil }
         let hostRange: Range<Int>
         let rest: Int
@@ -27,10 +35,9 @@ struct Authority {
             hostRange = 0..<colon
             rest = colon
         } else {
-            return (String(decoding: bytes, as: UTF8.self), nil)
+            return (0..<bytes.count, nil)
         }
-        let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostRange]), as: UTF8.self)
-        return (host, port(UnsafeBufferPointer(rebasing: bytes[rest...])))
+        return (hostRange, port(UnsafeBufferPointer(rebasing: bytes[rest...])))
     }
 
     /// The decimal port of `rest` when it is `:digits` (1–5 digits, at most 65535).

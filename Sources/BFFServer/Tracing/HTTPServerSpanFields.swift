@@ -25,20 +25,15 @@ struct HTTPServerSpanFields: Sendable, Hashable {
         peer = request.remoteAddress
     }
 
-    /// One attribute's value.
-    enum Value {
-        case string(String)
-        case int(Int)
-    }
-
-    /// Calls `body` with each attribute, in the order of the semantic conventions' tables: `http.request.method`,
+    /// Gives `sink` each attribute, in the order of the semantic conventions' tables: `http.request.method`,
     /// `url.path`, `url.scheme`, `network.protocol.version`, `server.address`, `server.port`, `user_agent.original`,
-    /// `client.address`, `http.response.status_code`, `http.route`, and `error.type` for a 5xx.
-    func forEachAttribute(_ body: (String, Value) -> Void) {
-        body(SemanticAttribute.httpRequestMethod, .string(method.rawValue))
-        body(SemanticAttribute.urlPath, .string(path))
-        body(SemanticAttribute.urlScheme, .string("http"))
-        body(SemanticAttribute.networkProtocolVersion, .string(version.minor == 0 ? "1.0" : "1.1"))
+    /// `client.address`, `http.response.status_code`, `http.route`, and `error.type` for a 5xx. Generic, so that
+    /// the protobuf encoder writes each one where it is found (no attribute value made).
+    func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(_ sink: inout Sink) {
+        sink.attribute(SemanticAttribute.httpRequestMethod, method.rawValue)
+        sink.attribute(SemanticAttribute.urlPath, path)
+        sink.attribute(SemanticAttribute.urlScheme, "http")
+        sink.attribute(SemanticAttribute.networkProtocolVersion, version.minor == 0 ? "1.0" : "1.1")
         var host: String?
         var userAgent: String?
         for field in requestHeaders {
@@ -49,31 +44,56 @@ struct HTTPServerSpanFields: Sendable, Hashable {
             default: break
             }
         }
-        if let host, let authority = Authority(host) {
-            body(SemanticAttribute.serverAddress, .string(authority.host))
-            if let port = authority.port { body(SemanticAttribute.serverPort, .int(port)) }
+        if let host {
+            ProtobufWriter.withUTF8(host) { bytes in
+                guard let (address, port) = Authority.split(bytes) else { return }
+                sink.attribute(SemanticAttribute.serverAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
+                if let port { sink.attribute(SemanticAttribute.serverPort, int: port) }
+            }
         }
-        if let userAgent { body(SemanticAttribute.userAgentOriginal, .string(userAgent)) }
-        if let peer, let address = Authority(peer) { body(SemanticAttribute.clientAddress, .string(address.host)) }
+        if let userAgent { sink.attribute(SemanticAttribute.userAgentOriginal, userAgent) }
+        if let peer {
+            ProtobufWriter.withUTF8(peer) { bytes in
+                guard let (address, _) = Authority.split(bytes) else { return }
+                sink.attribute(SemanticAttribute.clientAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
+            }
+        }
         guard status != 0 else { return }
-        body(SemanticAttribute.httpResponseStatusCode, .int(status))
-        if let route { body(SemanticAttribute.httpRoute, .string(route)) }
-        if status >= 500 { body(SemanticAttribute.errorType, .string(String(status))) }
+        sink.attribute(SemanticAttribute.httpResponseStatusCode, int: status)
+        if let route { sink.attribute(SemanticAttribute.httpRoute, route) }
+        if status >= 500 { sink.attribute(SemanticAttribute.errorType, String(status)) }
     }
 
     /// The attributes as ``SpanAttribute`` values (the JSON encoding; tests).
     var attributes: [SpanAttribute] {
+        var collector = Collector()
+        visitAttributes(&collector)
+        return collector.attributes
+    }
+
+    private struct Collector: HTTPSpanAttributeSink {
         var attributes: [SpanAttribute] = []
-        forEachAttribute { key, value in
-            switch value {
-            case .string(let string): attributes.append(.string(key, string))
-            case .int(let int): attributes.append(.int(key, int))
-            }
+
+        mutating func attribute(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>) {
+            attributes.append(.string(key, String(decoding: value, as: UTF8.self)))
         }
-        return attributes
+
+        mutating func attribute(_ key: String, int value: Int) { attributes.append(.int(key, value)) }
     }
 
     static func == (left: Self, right: Self) -> Bool { left.attributes == right.attributes }
 
     func hash(into hasher: inout Hasher) { hasher.combine(attributes) }
+}
+
+/// Where ``HTTPServerSpanFields/visitAttributes(_:)`` puts each attribute.
+protocol HTTPSpanAttributeSink: ~Copyable {
+    mutating func attribute(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>)
+    mutating func attribute(_ key: String, int value: Int)
+}
+
+extension HTTPSpanAttributeSink where Self: ~Copyable {
+    mutating func attribute(_ key: String, _ value: String) {
+        ProtobufWriter.withUTF8(value) { attribute(key, utf8: $0) }
+    }
 }

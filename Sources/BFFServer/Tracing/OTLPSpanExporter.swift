@@ -3,9 +3,11 @@ import HTTPCore
 import PageModel
 import Synchronization
 
-/// The batching span processor and OTLP/HTTP exporter: ``record(_:)`` (on the event loops) only appends to a
-/// bounded queue under a lock; a task exports what is queued every `scheduleDelaySeconds`, or at once when a batch
-/// is full, through an ``UpstreamClient`` (libcurl on the HTTP client's own loop), never on the server's loops.
+/// The batching span processor and OTLP/HTTP exporter: ``record(_:)`` (on the event loops) encodes the span — once,
+/// while it is still in the cache, and outside any lock — and appends its bytes to the open batch under a lock; a
+/// task exports the batches every `scheduleDelaySeconds`, or at once when one is full, through an ``UpstreamClient``
+/// (libcurl on the HTTP client's own loop), never on the server's loops. No span is kept as a value after it ended:
+/// a batch is its spans' encoded bytes back to back, put in the request's envelope when sent.
 ///
 /// A full queue drops the span (`flow_bff_trace_spans_dropped_total{reason="queue_full"}`). An export that fails
 /// transiently — the collector answers 429, 502, 503 or 504, or cannot be reached in time — is retried up to
@@ -13,8 +15,14 @@ import Synchronization
 /// the queue's bound); one that still fails, or fails otherwise, drops its batch (`reason="export_failed"`) and is
 /// logged at most once per minute. Nothing is fatal. ``shutdown()`` exports what is left, once, without retries.
 public final class OTLPSpanExporter: SpanSink {
-    struct State {
-        var queue: [SpanData] = []
+    struct State: ~Copyable {
+        /// The batch spans are appended to (``OTLPTraceEncoder/encodeSpan(_:as:into:)``), and how many it holds.
+        var open: ProtobufWriter
+        var openCount = 0
+        /// Full batches waiting for the exporter's task.
+        var full: [SpanBatch] = []
+        /// Spans in `open` and `full`: what the queue bound counts.
+        var queued = 0
         var exported: UInt64 = 0
         var droppedFull: UInt64 = 0
         var droppedFailed: UInt64 = 0
@@ -32,7 +40,7 @@ public final class OTLPSpanExporter: SpanSink {
     let path: String
     let headers: [String: String]
     let log: Logger
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let wake: AsyncStream<Void>.Continuation
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
@@ -74,6 +82,7 @@ public final class OTLPSpanExporter: SpanSink {
         }
         self.headers = headers
         self.log = log
+        state = Mutex(State(open: ProtobufWriter(capacity: Self.batchCapacity(configuration))))
         let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = wake
         let delay = Duration.milliseconds(Int(configuration.scheduleDelaySeconds * 1000))
@@ -104,51 +113,67 @@ public final class OTLPSpanExporter: SpanSink {
 
     deinit { ticker.withLock { $0 }?.cancel() }
 
-    /// Queues `span`, or counts it dropped when the queue is full. O(1) under a lock; never blocks on I/O.
+    /// Room for a batch's spans: ~400 bytes each in protobuf.
+    private static func batchCapacity(_ configuration: BFFConfiguration.Tracing) -> Int {
+        configuration.batchSize * 400
+    }
+
+    /// Encodes `span` and adds it to the open batch, or counts it dropped when the queue is full. The lock is held
+    /// for a copy of its bytes only; never blocks on I/O.
     public func record(_ span: SpanData) {
-        let full = state.withLock { state -> Bool in
-            guard state.queue.count < configuration.queueSize else {
+        var encoded = ProtobufWriter(capacity: 512)
+        encoder.encodeSpan(span, as: configuration.exportProtocol, into: &encoded)
+        let json = configuration.exportProtocol == .httpJSON
+        let wakeWorker = state.withLock { state -> Bool in
+            guard state.queued < configuration.queueSize else {
                 state.droppedFull += 1
                 return false
             }
-            state.queue.append(span)
-            guard state.queue.count >= configuration.batchSize, !state.woken else { return false }
+            if json && state.openCount > 0 { state.open.append(UInt8(ascii: ",")) }
+            state.open.append(encoded)
+            state.openCount += 1
+            state.queued += 1
+            guard state.openCount >= configuration.batchSize else { return false }
+            Self.closeOpenBatch(&state, configuration)
+            guard !state.woken else { return false }
             state.woken = true
             return true
         }
-        if full { wake.yield() }
+        if wakeWorker { wake.yield() }
     }
 
-    /// Exports the queued spans, a batch per request, one request at a time: full batches, and with `all` also
-    /// what was queued when it was called (spans arriving meanwhile wait for a full batch or the next tick, so a
-    /// busy server is not exported a handful of spans at a time).
+    /// Moves the open batch to the full ones and opens a new one.
+    private static func closeOpenBatch(_ state: inout State, _ configuration: BFFConfiguration.Tracing) {
+        var spans = ProtobufWriter(capacity: batchCapacity(configuration))
+        swap(&spans, &state.open)
+        state.full.append(SpanBatch(spans: spans, count: state.openCount))
+        state.openCount = 0
+    }
+
+    /// Exports the full batches, one request at a time, and with `all` also the open one as it is when this is
+    /// called (spans arriving meanwhile wait for a full batch or the next tick, so a busy server is not exported a
+    /// handful of spans at a time).
     func exportQueued(all: Bool = true) async {
-        var partial = all ? state.withLock { $0.queue.count } : 0
+        if all {
+            state.withLock { state in
+                if state.openCount > 0 { Self.closeOpenBatch(&state, configuration) }
+            }
+        }
         while true {
-            let batch = state.withLock { state -> [SpanData] in
+            let batch = state.withLock { state -> SpanBatch? in
                 state.woken = false
-                guard state.queue.count >= configuration.batchSize || (partial > 0 && !state.queue.isEmpty) else {
-                    return []
-                }
-                guard state.queue.count > configuration.batchSize else {
-                    // The whole queue is the batch: handed over, not copied (the usual case).
-                    var batch: [SpanData] = []
-                    batch.reserveCapacity(configuration.batchSize)
-                    swap(&batch, &state.queue)
-                    return batch
-                }
-                let batch = Array(state.queue.prefix(configuration.batchSize))
-                state.queue.removeFirst(configuration.batchSize)
+                guard !state.full.isEmpty else { return nil }
+                let batch = state.full.removeFirst()
+                state.queued -= batch.count
                 return batch
             }
-            guard !batch.isEmpty else { return }
-            partial -= batch.count
+            guard let batch else { return }
             await export(batch)
         }
     }
 
-    private func export(_ batch: [SpanData]) async {
-        let (body, contentType) = encoder.encode(batch, as: configuration.exportProtocol)
+    private func export(_ batch: SpanBatch) async {
+        let (body, contentType) = encoder.request(spans: batch.spans, as: configuration.exportProtocol)
         var fields = headers
         fields["Content-Type"] = contentType
         var delay = retryBackoff
@@ -177,7 +202,7 @@ public final class OTLPSpanExporter: SpanSink {
     }
 
     /// Counts `batch` dropped and logs `error`, at most once a minute.
-    private func failed(_ batch: [SpanData], _ error: UpstreamError) {
+    private func failed(_ batch: SpanBatch, _ error: UpstreamError) {
         let report = state.withLock { state -> Int? in
             state.droppedFailed += UInt64(batch.count)
             let now = ContinuousClock.now
@@ -231,7 +256,7 @@ public final class OTLPSpanExporter: SpanSink {
     /// `flow_bff_trace_spans_exported_total`, `flow_bff_trace_spans_dropped_total{reason}` and
     /// `flow_bff_trace_queue_spans`.
     var families: [MetricFamily] {
-        let state = state.withLock { ($0.exported, $0.droppedFull, $0.droppedFailed, $0.queue.count) }
+        let state = state.withLock { ($0.exported, $0.droppedFull, $0.droppedFailed, $0.queued) }
         return [
             MetricFamily(
                 "flow_bff_trace_spans_exported_total", .counter, help: "Spans the OTLP endpoint accepted.",
@@ -247,5 +272,17 @@ public final class OTLPSpanExporter: SpanSink {
                 "flow_bff_trace_queue_spans", .gauge, help: "Spans waiting for export.",
                 samples: [.init(labels: [], value: .real(Double(state.3)))]),
         ]
+    }
+}
+
+/// A full batch: its spans encoded back to back (``OTLPTraceEncoder/encodeSpan(_:as:into:)``) and their number.
+/// Immutable once made, so it may cross from the event loop that closed it to the exporter's task.
+final class SpanBatch: Sendable {
+    let spans: ProtobufWriter
+    let count: Int
+
+    init(spans: consuming ProtobufWriter, count: Int) {
+        self.spans = spans
+        self.count = count
     }
 }

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// A W3C Trace Context `traceparent` (https://www.w3.org/TR/trace-context/ § 3.2):
 /// `version-traceid-parentid-flags`, 2, 32, 16 and 2 lowercase hex digits.
 ///
@@ -57,33 +59,18 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
-    /// The trace id and span id digits of a `traceparent` this process wrote (``description``), without decoding
-    /// them: the access log copies them as they are. `nil` when `text` does not have the shape of one.
-    static func ids(ofWellFormed text: String) -> (traceID: Substring, spanID: Substring)? {
-        let utf8 = text.utf8
-        guard utf8.count == 55 else { return nil }
-        let traceStart = utf8.index(utf8.startIndex, offsetBy: 3)
-        let traceEnd = utf8.index(traceStart, offsetBy: 32)
-        let spanStart = utf8.index(after: traceEnd)
-        let spanEnd = utf8.index(spanStart, offsetBy: 16)
-        guard utf8[utf8.index(before: traceStart)] == UInt8(ascii: "-"), utf8[traceEnd] == UInt8(ascii: "-"),
-            utf8[spanEnd] == UInt8(ascii: "-")
-        else { return nil }
-        return (text[traceStart..<traceEnd], text[spanStart..<spanEnd])
-    }
-
     /// `00-<trace id>-<span id>-<flags>`.
     public var description: String {
         String(unsafeUninitializedCapacity: 55) { storage in
             storage[0] = UInt8(ascii: "0")
             storage[1] = UInt8(ascii: "0")
             storage[2] = UInt8(ascii: "-")
-            HexDigits.write(traceID.high, into: storage, at: 3, digits: 16)
-            HexDigits.write(traceID.low, into: storage, at: 19, digits: 16)
+            ByteFormatting.writeHex(traceID.high, digits: 16, to: storage.baseAddress! + 3)
+            ByteFormatting.writeHex(traceID.low, digits: 16, to: storage.baseAddress! + 19)
             storage[35] = UInt8(ascii: "-")
-            HexDigits.write(spanID.value, into: storage, at: 36, digits: 16)
+            ByteFormatting.writeHex(spanID.value, digits: 16, to: storage.baseAddress! + 36)
             storage[52] = UInt8(ascii: "-")
-            HexDigits.write(UInt64(flags), into: storage, at: 53, digits: 2)
+            ByteFormatting.writeHex(UInt64(flags), digits: 2, to: storage.baseAddress! + 53)
             return 55
         }
     }
@@ -102,8 +89,8 @@ public struct TraceID: Sendable, Hashable, CustomStringConvertible {
     /// 32 lowercase hex digits.
     public var description: String {
         String(unsafeUninitializedCapacity: 32) { storage in
-            HexDigits.write(high, into: storage, at: 0, digits: 16)
-            HexDigits.write(low, into: storage, at: 16, digits: 16)
+            ByteFormatting.writeHex(high, digits: 16, to: storage.baseAddress!)
+            ByteFormatting.writeHex(low, digits: 16, to: storage.baseAddress! + 16)
             return 32
         }
     }
@@ -118,20 +105,8 @@ public struct SpanID: Sendable, Hashable, CustomStringConvertible {
     /// 16 lowercase hex digits.
     public var description: String {
         String(unsafeUninitializedCapacity: 16) { storage in
-            HexDigits.write(value, into: storage, at: 0, digits: 16)
+            ByteFormatting.writeHex(value, digits: 16, to: storage.baseAddress!)
             return 16
-        }
-    }
-}
-
-/// Lowercase hex formatting into a string's storage (no intermediate array).
-enum HexDigits {
-    static func write(_ value: UInt64, into storage: UnsafeMutableBufferPointer<UInt8>, at start: Int, digits: Int) {
-        let table: StaticString = "0123456789abcdef"
-        table.withUTF8Buffer { table in
-            for index in 0..<digits {
-                storage[start + index] = table[Int((value >> UInt64(4 * (digits - 1 - index))) & 0xF)]
-            }
         }
     }
 }
