@@ -247,20 +247,17 @@ public enum ByteFormatting {
         }
     }
 
-    /// Appends `value` as exactly `digits` lowercase hex digits (zero-padded; its low digits when it has more).
-    public static func appendHex(_ value: UInt64, digits: Int, to bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits) { buffer in
-            writeHex(value, digits: digits, to: buffer.baseAddress!)
-            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
-        }
-    }
-
     /// Writes `value` as exactly `digits` lowercase hex digits at `start` (zero-padded; its low digits when it has
     /// more).
+    @inlinable
     public static func writeHex(_ value: UInt64, digits: Int, to start: UnsafeMutablePointer<UInt8>) {
-        let hex: StaticString = "0123456789abcdef"
-        for index in 0..<digits {
-            start[index] = hex.utf8Start[Int((value >> UInt64(4 * (digits - 1 - index))) & 0xF)]
+        var value = value
+        var index = digits
+        while index > 0 {
+            index &-= 1
+            let digit = UInt8(truncatingIfNeeded: value) & 0xF
+            start[index] = digit &+ (digit < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10)
+            value >>= 4
         }
     }
 

@@ -25,16 +25,26 @@ struct EdgeResponder: HTTPResponder {
         else { return first.respond(to: request, context: context) }
         context.span = span
         // The span ends with what HTTPCore wrote (status, route), after any other listener of the response.
-        return first.respond(to: request, context: context).mapResponse { response in
-            var response = response
-            response.trace = HTTPTraceIDs(
-                traceHigh: span.traceID.high, traceLow: span.traceID.low, span: span.spanID.value)
-            let previous = response.onSent
-            response.onSent = { entry in
-                previous?(entry)
-                span.endServer(entry)
+        switch first.respond(to: request, context: context) {
+        case .response(var response):
+            Self.trace(&response, span)
+            return .response(response)
+        case let reply:
+            return reply.mapResponse { response in
+                var response = response
+                Self.trace(&response, span)
+                return response
             }
-            return response
+        }
+    }
+
+    /// Names `span` on `response` for the access log, and ends it when the response has been sent.
+    private static func trace(_ response: inout HTTPResponse, _ span: Span) {
+        response.trace = HTTPTraceIDs(traceHigh: span.traceID.high, traceLow: span.traceID.low, span: span.spanID.value)
+        let previous = response.onSent
+        response.onSent = { entry in
+            previous?(entry)
+            span.endServer(entry)
         }
     }
 }

@@ -46,12 +46,7 @@ enum AccessLogExtras {
             member(#","appVersion":"#, version, to: &line)
         }
         if let trace = annotations?.trace {
-            key(#","traceID":""#, to: &line)
-            ByteFormatting.appendHex(trace.traceHigh, digits: 16, to: &line)
-            ByteFormatting.appendHex(trace.traceLow, digits: 16, to: &line)
-            key(#"","spanID":""#, to: &line)
-            ByteFormatting.appendHex(trace.span, digits: 16, to: &line)
-            line.append(UInt8(ascii: "\""))
+            appendTrace(trace, to: &line)
         } else if let incoming = traceparent.flatMap(TraceParent.init) {
             member(#","traceID":"#, incoming.traceID.description, to: &line)
         }
@@ -61,6 +56,26 @@ enum AccessLogExtras {
             ByteFormatting.appendDecimal(micros / 1000, to: &line)
             line.append(UInt8(ascii: "."))
             ByteFormatting.appendDecimal(micros % 1000, minimumDigits: 3, to: &line)
+        }
+    }
+
+    /// `,"traceID":"…","spanID":"…"` in one append: 32 and 16 hex digits written from the ids.
+    private static func appendTrace(_ trace: HTTPTraceIDs, to line: inout [UInt8]) {
+        let prefix: StaticString = #","traceID":""#
+        let middle: StaticString = #"","spanID":""#
+        let length = prefix.utf8CodeUnitCount + 32 + middle.utf8CodeUnitCount + 16 + 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            let start = buffer.baseAddress!
+            start.update(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            var at = start + prefix.utf8CodeUnitCount
+            ByteFormatting.writeHex(trace.traceHigh, digits: 16, to: at)
+            ByteFormatting.writeHex(trace.traceLow, digits: 16, to: at + 16)
+            at += 32
+            at.update(from: middle.utf8Start, count: middle.utf8CodeUnitCount)
+            at += middle.utf8CodeUnitCount
+            ByteFormatting.writeHex(trace.span, digits: 16, to: at)
+            at[16] = UInt8(ascii: "\"")
+            line.append(contentsOf: UnsafeBufferPointer(buffer))
         }
     }
 

@@ -34,7 +34,10 @@ struct OTLPTraceEncoder: Sendable {
     /// object (the caller separates JSON elements with commas).
     func encodeSpan(_ span: borrowing SpanData, as format: OTLPProtocol, into writer: inout ProtobufWriter) {
         switch format {
-        case .httpProtobuf: writer.message(2) { Self.protobuf(span, into: &$0) }  // ScopeSpans.spans
+        case .httpProtobuf:
+            let start = writer.beginMessage(2)  // ScopeSpans.spans
+            Self.protobuf(span, into: &writer)
+            writer.endMessage(start)
         case .httpJSON: JSONWriter().write(Self.json(span)).withUnsafeBufferPointer { writer.append($0) }
         }
     }

@@ -144,11 +144,23 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
     /// A nested message written in place: one byte is reserved for its length, and the body is moved along when
     /// the length needs more (a span's ~300 bytes move by one; no buffer per message).
     mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
+        let start = beginMessage(field)
+        build(&self)
+        endMessage(start)
+    }
+
+    /// Starts a nested message in field `field`, whose fields are written next; returns where its length goes, for
+    /// ``endMessage(_:)``. (``message(_:_:)`` without a closure, for a caller that would capture a value to write.)
+    mutating func beginMessage(_ field: Int) -> Int {
         reserve(11)
         putTag(field, 2)
-        let lengthAt = count
         put(0)
-        build(&self)
+        return count - 1
+    }
+
+    /// Ends the message ``beginMessage(_:)`` started: writes its length, moving the body along when it needs more
+    /// than one byte.
+    mutating func endMessage(_ lengthAt: Int) {
         let length = count - lengthAt - 1
         let extra = Self.varintSize(UInt64(length)) - 1
         if extra > 0 {

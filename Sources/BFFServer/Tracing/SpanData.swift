@@ -78,7 +78,8 @@ public enum SpanStatus: Sendable, Hashable {
 }
 
 /// Where finished spans go: the batching OTLP exporter (``OTLPSpanExporter``), or a test's memory.
-/// Called on event loops and in tasks: must be cheap, thread-safe and never block.
-public protocol SpanSink: Sendable {
+/// Called on event loops and in tasks: must be cheap, thread-safe and never block. A class (one reference to copy
+/// where a span ends).
+public protocol SpanSink: AnyObject, Sendable {
     func record(_ span: SpanData)
 }

@@ -104,17 +104,24 @@ extension Span {
 }
 
 /// The route templates of the server's route names (``ContractRoute``): what `http.route` says, and the span names
-/// `METHOD template` made once rather than per request.
-struct ServerRoute: Sendable {
+/// `METHOD template` made once rather than per request. A class: a span that ends copies one reference, not three
+/// strings.
+final class ServerRoute: Sendable {
     let template: String
     let getName: String
     let postName: String
+
+    init(template: String) {
+        self.template = template
+        getName = "GET " + template
+        postName = "POST " + template
+    }
 
     static let all: [String: ServerRoute] = Dictionary(
         uniqueKeysWithValues: ContractRoute.all.map {
             (
                 $0.name,
-                ServerRoute(template: $0.template, getName: "GET " + $0.template, postName: "POST " + $0.template)
+                ServerRoute(template: $0.template)
             )
         })
 
