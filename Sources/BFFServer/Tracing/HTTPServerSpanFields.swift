@@ -1,9 +1,9 @@
 import HTTPCore
 
-/// The HTTP semantic-convention attributes of a server span, kept as the request and response had them and made
-/// into attributes only when the span is exported, off the event loop: the `Host` field split into
-/// `server.address` and `server.port`, the peer address into `client.address`, `User-Agent` found among the
-/// request's fields. Recording a sampled request costs the event loop a few references, not ten attribute strings.
+/// The HTTP semantic-convention attributes of a server span, kept as the request and response had them and written
+/// only when the span is encoded, as they are found: the `Host` field split into `server.address` and
+/// `server.port`, the peer address into `client.address`, `User-Agent` found among the request's fields. Recording
+/// a sampled request costs a few references, not ten attribute strings.
 struct HTTPServerSpanFields: Sendable, Hashable {
     var method: HTTPMethod
     /// The target's path, not percent-decoded (``HTTPRequest/path``).

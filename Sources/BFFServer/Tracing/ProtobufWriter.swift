@@ -141,6 +141,13 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
         putRaw(low.bigEndian)
     }
 
+    /// The tag and length of a length-delimited field whose `length` bytes the caller writes next (or elsewhere).
+    mutating func lengthDelimited(_ field: Int, length: Int) {
+        reserve(20)
+        putTag(field, 2)
+        putVarint(UInt64(length))
+    }
+
     /// A nested message written in place: one byte is reserved for its length, and the body is moved along when
     /// the length needs more (a span's ~300 bytes move by one; no buffer per message).
     mutating func message(_ field: Int, _ build: (inout ProtobufWriter) -> Void) {
