@@ -30,10 +30,10 @@ struct HTTPServerSpanFields: Sendable, Hashable {
     /// `client.address`, `http.response.status_code`, `http.route`, and `error.type` for a 5xx. Generic, so that
     /// the protobuf encoder writes each one where it is found (no attribute value made).
     func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(_ sink: inout Sink) {
-        sink.attribute(SemanticAttribute.httpRequestMethod, method.rawValue)
-        sink.attribute(SemanticAttribute.urlPath, path)
-        sink.attribute(SemanticAttribute.urlScheme, "http")
-        sink.attribute(SemanticAttribute.networkProtocolVersion, version.minor == 0 ? "1.0" : "1.1")
+        sink.attribute(Key.httpRequestMethod, method.rawValue)
+        sink.attribute(Key.urlPath, path)
+        sink.attribute(Key.urlScheme, "http")
+        sink.attribute(Key.networkProtocolVersion, version.minor == 0 ? "1.0" : "1.1")
         var host: String?
         var userAgent: String?
         for field in requestHeaders {
@@ -47,21 +47,21 @@ struct HTTPServerSpanFields: Sendable, Hashable {
         if let host {
             ProtobufWriter.withUTF8(host) { bytes in
                 guard let (address, port) = Authority.split(bytes) else { return }
-                sink.attribute(SemanticAttribute.serverAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
-                if let port { sink.attribute(SemanticAttribute.serverPort, int: port) }
+                sink.attribute(Key.serverAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
+                if let port { sink.attribute(Key.serverPort, int: port) }
             }
         }
-        if let userAgent { sink.attribute(SemanticAttribute.userAgentOriginal, userAgent) }
+        if let userAgent { sink.attribute(Key.userAgentOriginal, userAgent) }
         if let peer {
             ProtobufWriter.withUTF8(peer) { bytes in
                 guard let (address, _) = Authority.split(bytes) else { return }
-                sink.attribute(SemanticAttribute.clientAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
+                sink.attribute(Key.clientAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
             }
         }
         guard status != 0 else { return }
-        sink.attribute(SemanticAttribute.httpResponseStatusCode, int: status)
-        if let route { sink.attribute(SemanticAttribute.httpRoute, route) }
-        if status >= 500 { sink.attribute(SemanticAttribute.errorType, String(status)) }
+        sink.attribute(Key.httpResponseStatusCode, int: status)
+        if let route { sink.attribute(Key.httpRoute, route) }
+        if status >= 500 { sink.attribute(Key.errorType, String(status)) }
     }
 
     /// The attributes as ``SpanAttribute`` values (the JSON encoding; tests).
@@ -74,11 +74,26 @@ struct HTTPServerSpanFields: Sendable, Hashable {
     private struct Collector: HTTPSpanAttributeSink {
         var attributes: [SpanAttribute] = []
 
-        mutating func attribute(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>) {
-            attributes.append(.string(key, String(decoding: value, as: UTF8.self)))
+        mutating func attribute(_ key: AttributeKey, utf8 value: UnsafeBufferPointer<UInt8>) {
+            attributes.append(.string(key.name, String(decoding: value, as: UTF8.self)))
         }
 
-        mutating func attribute(_ key: String, int value: Int) { attributes.append(.int(key, value)) }
+        mutating func attribute(_ key: AttributeKey, int value: Int) { attributes.append(.int(key.name, value)) }
+    }
+
+    /// The keys, encoded once.
+    private enum Key {
+        static let httpRequestMethod = AttributeKey(SemanticAttribute.httpRequestMethod)
+        static let urlPath = AttributeKey(SemanticAttribute.urlPath)
+        static let urlScheme = AttributeKey(SemanticAttribute.urlScheme)
+        static let networkProtocolVersion = AttributeKey(SemanticAttribute.networkProtocolVersion)
+        static let serverAddress = AttributeKey(SemanticAttribute.serverAddress)
+        static let serverPort = AttributeKey(SemanticAttribute.serverPort)
+        static let userAgentOriginal = AttributeKey(SemanticAttribute.userAgentOriginal)
+        static let clientAddress = AttributeKey(SemanticAttribute.clientAddress)
+        static let httpResponseStatusCode = AttributeKey(SemanticAttribute.httpResponseStatusCode)
+        static let httpRoute = AttributeKey(SemanticAttribute.httpRoute)
+        static let errorType = AttributeKey(SemanticAttribute.errorType)
     }
 
     static func == (left: Self, right: Self) -> Bool { left.attributes == right.attributes }
@@ -88,12 +103,12 @@ struct HTTPServerSpanFields: Sendable, Hashable {
 
 /// Where ``HTTPServerSpanFields/visitAttributes(_:)`` puts each attribute.
 protocol HTTPSpanAttributeSink: ~Copyable {
-    mutating func attribute(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>)
-    mutating func attribute(_ key: String, int value: Int)
+    mutating func attribute(_ key: AttributeKey, utf8 value: UnsafeBufferPointer<UInt8>)
+    mutating func attribute(_ key: AttributeKey, int value: Int)
 }
 
 extension HTTPSpanAttributeSink where Self: ~Copyable {
-    mutating func attribute(_ key: String, _ value: String) {
+    mutating func attribute(_ key: AttributeKey, _ value: String) {
         ProtobufWriter.withUTF8(value) { attribute(key, utf8: $0) }
     }
 }

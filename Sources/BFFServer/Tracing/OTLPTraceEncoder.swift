@@ -148,11 +148,11 @@ struct OTLPTraceEncoder: Sendable {
 
 /// A server span's HTTP attributes written as they are found, as `Span.attributes` (field 9).
 extension ProtobufWriter: HTTPSpanAttributeSink {
-    mutating func attribute(_ key: String, utf8 value: UnsafeBufferPointer<UInt8>) {
-        Self.withUTF8(key) { keyValue(9, key: $0, string: value) }
+    mutating func attribute(_ key: AttributeKey, utf8 value: UnsafeBufferPointer<UInt8>) {
+        key.field.withUnsafeBufferPointer { keyValue(9, key: $0, encodedKey: true, string: value) }
     }
 
-    mutating func attribute(_ key: String, int value: Int) {
-        Self.withUTF8(key) { keyValue(9, key: $0, int: Int64(value)) }
+    mutating func attribute(_ key: AttributeKey, int value: Int) {
+        key.field.withUnsafeBufferPointer { keyValue(9, key: $0, encodedKey: true, int: Int64(value)) }
     }
 }

@@ -218,19 +218,24 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
         }
     }
 
-    /// A `KeyValue` with a string value.
-    mutating func keyValue(_ field: Int, key: UnsafeBufferPointer<UInt8>, string: UnsafeBufferPointer<UInt8>) {
+    /// A `KeyValue` with a string value. `key` is the key's UTF-8, or with `encodedKey` the whole `KeyValue.key`
+    /// field as ``AttributeKey`` made it.
+    mutating func keyValue(
+        _ field: Int, key: UnsafeBufferPointer<UInt8>, encodedKey: Bool = false, string: UnsafeBufferPointer<UInt8>
+    ) {
         let count = string.count
-        keyValueHead(field, key: key, valueLength: 1 &+ Self.varintSize(UInt64(count)) &+ count, reserving: count)
+        keyValueHead(
+            field, key: key, encodedKey: encodedKey, valueLength: 1 &+ Self.varintSize(UInt64(count)) &+ count,
+            reserving: count)
         putTag(1, 2)
         putVarint(UInt64(count))
         put(string)
     }
 
-    /// A `KeyValue` with an integer value.
-    mutating func keyValue(_ field: Int, key: UnsafeBufferPointer<UInt8>, int: Int64) {
+    /// A `KeyValue` with an integer value (`key` as in ``keyValue(_:key:encodedKey:string:)``).
+    mutating func keyValue(_ field: Int, key: UnsafeBufferPointer<UInt8>, encodedKey: Bool = false, int: Int64) {
         let value = UInt64(bitPattern: int)
-        keyValueHead(field, key: key, valueLength: 1 &+ Self.varintSize(value))
+        keyValueHead(field, key: key, encodedKey: encodedKey, valueLength: 1 &+ Self.varintSize(value))
         putTag(3, 0)
         putVarint(value)
     }
@@ -238,19 +243,36 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
     /// A `KeyValue`'s tag, length and key, and the `AnyValue`'s tag and length; reserves room for all of it, the
     /// `AnyValue`'s own tag and length and `reserving` more bytes (its payload).
     @inline(__always) private mutating func keyValueHead(
-        _ field: Int, key: UnsafeBufferPointer<UInt8>, valueLength: Int, reserving payload: Int = 0
+        _ field: Int, key: UnsafeBufferPointer<UInt8>, encodedKey: Bool = false, valueLength: Int,
+        reserving payload: Int = 0
     ) {
         let keyCount = key.count
-        let keyLength = keyCount == 0 ? 0 : 1 &+ Self.varintSize(UInt64(keyCount)) &+ keyCount
+        let keyLength = encodedKey || keyCount == 0 ? keyCount : 1 &+ Self.varintSize(UInt64(keyCount)) &+ keyCount
         reserve(40 &+ keyCount &+ payload)
         putTag(field, 2)
         putVarint(UInt64(keyLength &+ 1 &+ Self.varintSize(UInt64(valueLength)) &+ valueLength))
-        if keyCount > 0 {
+        if encodedKey {
+            put(key)
+        } else if keyCount > 0 {
             put(0x0A)  // key: field 1, length-delimited
             putVarint(UInt64(keyCount))
             put(key)
         }
         put(0x12)  // value: field 2, length-delimited
         putVarint(UInt64(valueLength))
+    }
+}
+
+/// An attribute key with its `KeyValue.key` field (tag, length, UTF-8) encoded once: a server span writes the same
+/// ten keys for every request.
+struct AttributeKey: Sendable {
+    let name: String
+    let field: [UInt8]
+
+    init(_ name: String) {
+        self.name = name
+        var writer = ProtobufWriter(capacity: 32)
+        writer.string(1, name)
+        field = writer.bytes
     }
 }

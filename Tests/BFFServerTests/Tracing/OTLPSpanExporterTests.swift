@@ -42,6 +42,21 @@ import Testing
         }
         // field 9 length-delimited (0x4a), 8 bytes: key "a" (0a 01 61), value (12 03: int_value 18 c8 01).
         #expect(writer.bytes == [0x4A, 0x08, 0x0A, 0x01, 0x61, 0x12, 0x03, 0x18, 0xC8, 0x01])
+        // The same KeyValue from a key encoded once (AttributeKey), and with a string value either way.
+        var encoded = ProtobufWriter()
+        AttributeKey("a").field.withUnsafeBufferPointer { encoded.keyValue(9, key: $0, encodedKey: true, int: 200) }
+        #expect(encoded.bytes == writer.bytes)
+        var fromKey = ProtobufWriter()
+        var fromName = ProtobufWriter()
+        let value = Array("value".utf8)
+        value.withUnsafeBufferPointer { value in
+            AttributeKey("url.path").field.withUnsafeBufferPointer {
+                fromKey.keyValue(9, key: $0, encodedKey: true, string: value)
+            }
+            Array("url.path".utf8).withUnsafeBufferPointer { fromName.keyValue(9, key: $0, string: value) }
+        }
+        #expect(fromKey.bytes == fromName.bytes)
+        #expect(fromKey.bytes.prefix(4) == [0x4A, 0x13, 0x0A, 0x08])
         // A nested message longer than 127 bytes: its length takes two bytes, the body moves along.
         var long = ProtobufWriter()
         long.message(1) { $0.string(2, String(repeating: "x", count: 300)) }
