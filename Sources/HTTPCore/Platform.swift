@@ -179,7 +179,7 @@ package enum Platform {
     // MARK: Threads and CPUs
 
     /// CPUs this process may run on (its affinity mask on Linux), at least 1.
-    static var availableCPUs: Int {
+    package static var availableCPUs: Int {
         #if os(Linux)
             let count = Linux.availableCPUs
             if count > 0 { return count }

@@ -3,11 +3,12 @@ import HTTPCore
 import PageModel
 import Synchronization
 
-/// The batching span processor and OTLP/HTTP exporter: ``record(_:)`` (on the event loops) encodes the span — once,
-/// while it is still in the cache, and outside any lock — and appends its bytes to the open batch under a lock; a
-/// task exports the batches every `scheduleDelaySeconds`, or at once when one is full, through an ``UpstreamClient``
-/// (libcurl on the HTTP client's own loop), never on the server's loops. No span is kept as a value after it ended:
-/// a batch is its spans' encoded bytes back to back, put in the request's envelope when sent.
+/// The batching span processor and OTLP/HTTP exporter: ``record(_:lane:)`` (on the event loops) encodes the span —
+/// once, while it is still in the cache — straight into the open batch of the loop it ended on, under that loop's
+/// own lock (spans ending in tasks share one more); a task exports the full batches every `scheduleDelaySeconds`,
+/// or at once when one fills, through an ``UpstreamClient`` (libcurl on the HTTP client's own loop), never on the
+/// server's loops. No span is kept as a value after it ended: a batch is its spans' encoded bytes back to back, put
+/// in the request's envelope when sent.
 ///
 /// A full queue drops the span (`flow_bff_trace_spans_dropped_total{reason="queue_full"}`). An export that fails
 /// transiently — the collector answers 429, 502, 503 or 504, or cannot be reached in time — is retried up to
@@ -15,14 +16,9 @@ import Synchronization
 /// the queue's bound); one that still fails, or fails otherwise, drops its batch (`reason="export_failed"`) and is
 /// logged at most once per minute. Nothing is fatal. ``shutdown()`` exports what is left, once, without retries.
 public final class OTLPSpanExporter: SpanSink {
-    struct State: ~Copyable {
-        /// The batch spans are appended to (``OTLPTraceEncoder/encodeSpan(_:as:into:)``), and how many it holds.
-        var open: ProtobufWriter
-        var openCount = 0
+    struct State {
         /// Full batches waiting for the exporter's task.
         var full: [SpanBatch] = []
-        /// Spans in `open` and `full`: what the queue bound counts.
-        var queued = 0
         var exported: UInt64 = 0
         var droppedFull: UInt64 = 0
         var droppedFailed: UInt64 = 0
@@ -40,7 +36,12 @@ public final class OTLPSpanExporter: SpanSink {
     let path: String
     let headers: [String: String]
     let log: Logger
-    private let state: Mutex<State>
+    private let state = Mutex(State())
+    /// The open batches: `lanes[0]` for spans that end off the event loops, `lanes[1 + i]` for loop `i` (modulo
+    /// their number).
+    private let lanes: [Lane]
+    /// Spans in the open and full batches: what the queue bound counts.
+    private let queued = Atomic<Int>(0)
     private let wake: AsyncStream<Void>.Continuation
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
@@ -82,7 +83,7 @@ public final class OTLPSpanExporter: SpanSink {
         }
         self.headers = headers
         self.log = log
-        state = Mutex(State(open: ProtobufWriter(capacity: Self.batchCapacity(configuration))))
+        lanes = (0...Platform.availableCPUs).map { _ in Lane(capacity: Self.batchCapacity(configuration)) }
         let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = wake
         let delay = Duration.milliseconds(Int(configuration.scheduleDelaySeconds * 1000))
@@ -113,28 +114,52 @@ public final class OTLPSpanExporter: SpanSink {
 
     deinit { ticker.withLock { $0 }?.cancel() }
 
+    /// An open batch of spans and its lock.
+    private final class Lane: Sendable {
+        let open: Mutex<OpenBatch>
+
+        init(capacity: Int) { open = Mutex(OpenBatch(spans: ProtobufWriter(capacity: capacity))) }
+    }
+
+    /// The batch spans are encoded into (``OTLPTraceEncoder/encodeSpan(_:as:into:)``), and how many it holds.
+    private struct OpenBatch: ~Copyable {
+        var spans: ProtobufWriter
+        var count = 0
+
+        /// The batch as it is, leaving an empty one of `capacity` bytes open.
+        mutating func close(capacity: Int) -> SpanBatch {
+            var full = ProtobufWriter(capacity: capacity)
+            swap(&full, &spans)
+            defer { count = 0 }
+            return SpanBatch(spans: full, count: count)
+        }
+    }
+
     /// Room for a batch's spans: ~400 bytes each in protobuf.
     private static func batchCapacity(_ configuration: BFFConfiguration.Tracing) -> Int {
         configuration.batchSize * 400
     }
 
-    /// Encodes `span` and adds it to the open batch, or counts it dropped when the queue is full. The lock is held
-    /// for a copy of its bytes only; never blocks on I/O.
-    public func record(_ span: SpanData) {
-        var encoded = ProtobufWriter(capacity: 512)
-        encoder.encodeSpan(span, as: configuration.exportProtocol, into: &encoded)
-        let json = configuration.exportProtocol == .httpJSON
+    /// Encodes `span` into the open batch of `lane` (the event loop it ended on; `nil` off the loops), or counts it
+    /// dropped when the queue is full. Never blocks on I/O; the lock it takes is its loop's own.
+    public func record(_ span: SpanData, lane: Int?) {
+        guard queued.add(1, ordering: .relaxed).oldValue < configuration.queueSize else {
+            queued.subtract(1, ordering: .relaxed)
+            state.withLock { $0.droppedFull += 1 }
+            return
+        }
+        let lane = lanes[lane.map { 1 + $0 % (lanes.count - 1) } ?? 0]
+        let format = configuration.exportProtocol
+        let closed = lane.open.withLock { open -> SpanBatch? in
+            if format == .httpJSON && open.count > 0 { open.spans.append(UInt8(ascii: ",")) }
+            encoder.encodeSpan(span, as: format, into: &open.spans)
+            open.count += 1
+            guard open.count >= configuration.batchSize else { return nil }
+            return open.close(capacity: Self.batchCapacity(configuration))
+        }
+        guard let closed else { return }
         let wakeWorker = state.withLock { state -> Bool in
-            guard state.queued < configuration.queueSize else {
-                state.droppedFull += 1
-                return false
-            }
-            if json && state.openCount > 0 { state.open.append(UInt8(ascii: ",")) }
-            state.open.append(encoded)
-            state.openCount += 1
-            state.queued += 1
-            guard state.openCount >= configuration.batchSize else { return false }
-            Self.closeOpenBatch(&state, configuration)
+            state.full.append(closed)
             guard !state.woken else { return false }
             state.woken = true
             return true
@@ -142,32 +167,26 @@ public final class OTLPSpanExporter: SpanSink {
         if wakeWorker { wake.yield() }
     }
 
-    /// Moves the open batch to the full ones and opens a new one.
-    private static func closeOpenBatch(_ state: inout State, _ configuration: BFFConfiguration.Tracing) {
-        var spans = ProtobufWriter(capacity: batchCapacity(configuration))
-        swap(&spans, &state.open)
-        state.full.append(SpanBatch(spans: spans, count: state.openCount))
-        state.openCount = 0
-    }
-
-    /// Exports the full batches, one request at a time, and with `all` also the open one as it is when this is
+    /// Exports the full batches, one request at a time, and with `all` also the open ones as they are when this is
     /// called (spans arriving meanwhile wait for a full batch or the next tick, so a busy server is not exported a
     /// handful of spans at a time).
     func exportQueued(all: Bool = true) async {
         if all {
-            state.withLock { state in
-                if state.openCount > 0 { Self.closeOpenBatch(&state, configuration) }
+            let capacity = Self.batchCapacity(configuration)
+            for lane in lanes {
+                if let batch = lane.open.withLock({ $0.count > 0 ? $0.close(capacity: capacity) : nil }) {
+                    state.withLock { $0.full.append(batch) }
+                }
             }
         }
         while true {
             let batch = state.withLock { state -> SpanBatch? in
                 state.woken = false
                 guard !state.full.isEmpty else { return nil }
-                let batch = state.full.removeFirst()
-                state.queued -= batch.count
-                return batch
+                return state.full.removeFirst()
             }
             guard let batch else { return }
+            queued.subtract(batch.count, ordering: .relaxed)
             await export(batch)
         }
     }
@@ -256,7 +275,8 @@ public final class OTLPSpanExporter: SpanSink {
     /// `flow_bff_trace_spans_exported_total`, `flow_bff_trace_spans_dropped_total{reason}` and
     /// `flow_bff_trace_queue_spans`.
     var families: [MetricFamily] {
-        let state = state.withLock { ($0.exported, $0.droppedFull, $0.droppedFailed, $0.queued) }
+        let queued = queued.load(ordering: .relaxed)
+        let state = state.withLock { ($0.exported, $0.droppedFull, $0.droppedFailed, queued) }
         return [
             MetricFamily(
                 "flow_bff_trace_spans_exported_total", .counter, help: "Spans the OTLP endpoint accepted.",

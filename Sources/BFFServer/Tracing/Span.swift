@@ -44,12 +44,13 @@ final class Span: Sendable {
     }
 
     /// Ends the span now: `finish` sets what it learned at the end (a server span its route and status), and the
-    /// finished record goes to the tracer's sink. Does nothing when the span has already ended.
-    func end(_ finish: (inout SpanData) -> Void) {
+    /// finished record goes to the tracer's sink, with the event loop it ended on (`lane`, ``SpanSink``). Does
+    /// nothing when the span has already ended.
+    func end(lane: Int? = nil, _ finish: (inout SpanData) -> Void) {
         guard var data = pending.withLock({ $0.take() }) else { return }
         finish(&data)
         data.endNanoseconds = max(tracer.now(), data.startNanoseconds)
-        tracer.sink.record(data)
+        tracer.sink.record(data, lane: lane)
     }
 
     /// Ends the span now with `status`, adding `attributes` (and renamed to `name`, when given).

@@ -81,5 +81,12 @@ public enum SpanStatus: Sendable, Hashable {
 /// Called on event loops and in tasks: must be cheap, thread-safe and never block. A class (one reference to copy
 /// where a span ends).
 public protocol SpanSink: AnyObject, Sendable {
-    func record(_ span: SpanData)
+    /// Takes a finished span. `lane`: the index of the event loop it ended on (a server span), or `nil` when it
+    /// ended elsewhere (in a task) — a sink may keep state per loop, so that loops do not share a lock.
+    func record(_ span: SpanData, lane: Int?)
+}
+
+extension SpanSink {
+    /// A span that ended off the event loops.
+    public func record(_ span: SpanData) { record(span, lane: nil) }
 }

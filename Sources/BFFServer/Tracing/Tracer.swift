@@ -93,7 +93,7 @@ extension Span {
     /// Ends a server span with what HTTPCore wrote: the status and the route, which names the span
     /// (`GET /v1/pages/{pageID}`) and sets `http.route` for the contract's routes; 5xx is an error.
     func endServer(_ entry: HTTPAccessLogEntry) {
-        end { data in
+        end(lane: entry.loop) { data in
             let route = entry.route.flatMap(ServerRoute.named)
             if let route { data.name = route.spanName(entry.method) }
             data.http?.status = entry.status

@@ -163,6 +163,26 @@ import Testing
         #expect(requests.count == 3, "503, 429, then accepted")
     }
 
+    @Test func spansEndingOnDifferentLoopsAreBatchedPerLoopAndAllExported() async throws {
+        let (receiver, requests) = try Self.collector(answering: [])
+        defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let exporter = Self.exporter(to: receiver, batchSize: 2, client: client)
+        // A batch per CPU plus one for tasks: on two CPUs or more, loop 0's two spans fill its batch, which is sent
+        // at once, and loop 1's and the task's wait in their own batches until shutdown sends them; on one CPU the
+        // loops share a batch (spans 1 and 2 fill it). Three requests either way.
+        exporter.record(Self.span(1), lane: 0)
+        exporter.record(Self.span(2), lane: 1)
+        exporter.record(Self.span(3), lane: 0)
+        exporter.record(Self.span(4))
+        try await requests.wait(for: 1, timeout: .seconds(30))
+        await exporter.shutdown()
+        #expect(exporter.exportedCount == 4)
+        #expect(requests.count == 3)
+        #expect(exporter.droppedCount.queueFull == 0 && exporter.droppedCount.exportFailed == 0)
+    }
+
     @Test func aRefusedExportIsNotRetried() async throws {
         let (receiver, requests) = try Self.collector(answering: [400])
         defer { receiver.shutdown(drainTimeout: .milliseconds(100)) }
