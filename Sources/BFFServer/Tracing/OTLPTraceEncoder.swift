@@ -112,16 +112,11 @@ struct OTLPTraceEncoder: Sendable {
         let resourceSpansLength = head.count + spans.count
         var envelope = ProtobufWriter(capacity: 16)
         envelope.lengthDelimited(1, length: resourceSpansLength)  // ExportTraceServiceRequest.resource_spans
-        let total = envelope.count + resourceSpansLength
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            var at = buffer.baseAddress!
-            envelope.withBytes { at.update(from: $0.baseAddress!, count: $0.count) }
-            at += envelope.count
-            head.withBytes { at.update(from: $0.baseAddress!, count: $0.count) }
-            at += head.count
-            spans.withBytes { if let base = $0.baseAddress { at.update(from: base, count: $0.count) } }
-            initialized = total
-        }
+        var body = envelope.bytes
+        body.reserveCapacity(envelope.count + resourceSpansLength)
+        head.withBytes { body.append(contentsOf: $0) }
+        spans.withBytes { body.append(contentsOf: $0) }
+        return body
     }
 
     /// A `Span` message's fields.

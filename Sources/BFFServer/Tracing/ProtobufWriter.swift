@@ -26,9 +26,6 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
 
-    /// Forgets what was written, keeping the buffer.
-    mutating func removeAll() { count = 0 }
-
     @inline(__always) private mutating func reserve(_ more: Int) {
         if count &+ more > capacity { grow(more) }
     }
