@@ -1,4 +1,5 @@
 import Synchronization
+
 /// Pre-rendered byte strings of the response path.
 enum StatusLines {
     static let crlf: [UInt8] = [0x0D, 0x0A]
@@ -149,15 +150,15 @@ extension Connection {
         let bodyLength = output.pendingBytes - before - headLength
 
         loop.served.add(1, ordering: .relaxed)
-        if loop.wantsAccessLog || response.onSent != nil {
+        if loop.wantsAccessLog || response.observer != nil {
             let entry = HTTPAccessLogEntry(
                 method: info.method, target: info.target, version: info.version, status: status.code,
                 bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                 durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
                 route: response.route, requestID: response.requestID, loop: loop.index,
-                annotations: response.annotations, requestHeaders: info.headers)
+                annotations: response.annotations, requestHeaders: info.headers, trace: response.observer?.trace)
             if loop.wantsAccessLog { loop.logger.access(entry) }
-            response.onSent?(entry)
+            response.observer?.responseSent(entry)
         }
 
         if let stream {

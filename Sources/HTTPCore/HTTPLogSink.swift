@@ -32,6 +32,8 @@ public struct HTTPAccessLogEntry: Sendable {
     public var annotations: HTTPResponseAnnotations? = nil
     /// The request's header fields (`User-Agent`, `X-Forwarded-For`, …), for an access log that reports them.
     public var requestHeaders = HTTPFields()
+    /// The ids of the span that answered, when traced (``HTTPResponseObserver/trace``).
+    public var trace: HTTPTraceIDs? = nil
 }
 
 extension HTTPAccessLogEntry {

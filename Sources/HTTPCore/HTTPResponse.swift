@@ -18,9 +18,9 @@ public struct HTTPResponse: Sendable {
     /// field list to build and check per response. A field of that name in ``headers`` is sent as well.
     public var requestID: String?
     /// Told what the server wrote for this response (status, bytes, encoding, duration), once it is queued: for a
-    /// layer that wants to know what went on the wire (a request journal). Never sent. `target` is empty unless the
-    /// server's log sink wants access entries.
-    public var onSent: (@Sendable (HTTPAccessLogEntry) -> Void)?
+    /// layer that wants to know what went on the wire (a request journal, a trace's server span). Never sent.
+    /// `target` is empty unless the server's log sink wants access entries. (``onSent`` sets a closure instead.)
+    public var observer: (any HTTPResponseObserver)?
     /// What the application says about the response for the access log and metrics (the page served, a problem
     /// code, upstream time, the trace; ``HTTPAccessLogEntry/annotations``); never sent.
     public var annotations: HTTPResponseAnnotations?

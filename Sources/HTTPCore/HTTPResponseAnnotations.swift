@@ -1,5 +1,5 @@
 /// What the application says about a response for its access log and metrics, never sent: what the route served
-/// (``subject``, a page id), the problem code of an error answer, the time spent waiting for upstreams, the trace.
+/// (``subject``, a page id), the problem code of an error answer, the time spent waiting for upstreams.
 /// A reference on ``HTTPResponse`` (responses are copied along the responder chain: one pointer instead of four
 /// fields), immutable, so one instance can be made once and shared by every response that says the same — a page's
 /// own, made when the page is loaded.
@@ -11,21 +11,17 @@ public final class HTTPResponseAnnotations: Sendable {
     public let errorCode: String?
     /// Time the answer spent waiting for upstream services.
     public let upstreamNanoseconds: UInt64
-    /// The ids of the span that answered, when the request is traced.
-    public let trace: HTTPTraceIDs?
 
-    public init(
-        subject: String? = nil, errorCode: String? = nil, upstreamNanoseconds: UInt64 = 0, trace: HTTPTraceIDs? = nil
-    ) {
+    public init(subject: String? = nil, errorCode: String? = nil, upstreamNanoseconds: UInt64 = 0) {
         self.subject = subject
         self.errorCode = errorCode
         self.upstreamNanoseconds = upstreamNanoseconds
-        self.trace = trace
     }
 }
 
 /// A traced response's W3C trace id (16 bytes, as two big-endian halves) and span id, as numbers: the access log
-/// writes them as hex digits, with no string made per request.
+/// writes them as hex digits, with no string made per request. Read from the response's observer (the server span,
+/// ``HTTPResponseObserver/trace``), not kept in its annotations: a traced response allocates nothing more.
 public struct HTTPTraceIDs: Sendable, Hashable {
     public var traceHigh: UInt64
     public var traceLow: UInt64
@@ -57,22 +53,14 @@ extension HTTPResponse {
         set { annotate(upstreamNanoseconds: newValue) }
     }
 
-    /// ``HTTPResponseAnnotations/trace`` (setting it makes new annotations).
-    public var trace: HTTPTraceIDs? {
-        get { annotations?.trace }
-        set { annotate(trace: .some(newValue)) }
-    }
-
     /// Replaces the given members of ``annotations``, keeping the others.
     private mutating func annotate(
-        subject: String?? = nil, errorCode: String?? = nil, upstreamNanoseconds: UInt64? = nil,
-        trace: HTTPTraceIDs?? = nil
+        subject: String?? = nil, errorCode: String?? = nil, upstreamNanoseconds: UInt64? = nil
     ) {
         let old = annotations
         annotations = HTTPResponseAnnotations(
             subject: subject ?? old?.subject, errorCode: errorCode ?? old?.errorCode,
-            upstreamNanoseconds: upstreamNanoseconds ?? old?.upstreamNanoseconds ?? 0,
-            trace: trace ?? old?.trace)
+            upstreamNanoseconds: upstreamNanoseconds ?? old?.upstreamNanoseconds ?? 0)
     }
 }
 
@@ -83,6 +71,4 @@ extension HTTPAccessLogEntry {
     public var errorCode: String? { annotations?.errorCode }
     /// The response's ``HTTPResponseAnnotations/upstreamNanoseconds``.
     public var upstreamNanoseconds: UInt64 { annotations?.upstreamNanoseconds ?? 0 }
-    /// The response's ``HTTPResponseAnnotations/trace``.
-    public var trace: HTTPTraceIDs? { annotations?.trace }
 }

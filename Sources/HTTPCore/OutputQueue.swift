@@ -251,6 +251,14 @@ public enum ByteFormatting {
     /// more).
     @inlinable
     public static func writeHex(_ value: UInt64, digits: Int, to start: UnsafeMutablePointer<UInt8>) {
+        if digits == 16 {
+            // Eight digits at a time, without a branch per digit.
+            UnsafeMutableRawPointer(start).storeBytes(
+                of: hexDigits(UInt32(truncatingIfNeeded: value >> 32)), as: UInt64.self)
+            UnsafeMutableRawPointer(start + 8).storeBytes(
+                of: hexDigits(UInt32(truncatingIfNeeded: value)), as: UInt64.self)
+            return
+        }
         var value = value
         var index = digits
         while index > 0 {
@@ -259,6 +267,19 @@ public enum ByteFormatting {
             start[index] = digit &+ (digit < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10)
             value >>= 4
         }
+    }
+
+    /// The eight lowercase hex digits of `value` as the bytes of a `UInt64` in memory order (most significant digit
+    /// first): each nibble spread into its own byte, then `0`–`9` or `a`–`f` added to all
+    /// eight at once.
+    @inline(__always) @usableFromInline static func hexDigits(_ value: UInt32) -> UInt64 {
+        var spread = UInt64(value)
+        spread = (spread | (spread << 16)) & 0x0000_FFFF_0000_FFFF
+        spread = (spread | (spread << 8)) & 0x00FF_00FF_00FF_00FF
+        spread = (spread | (spread << 4)) & 0x0F0F_0F0F_0F0F_0F0F
+        // Byte k holds nibble k (least significant first); a nibble above 9 gets `a` - `0` - 10 = 39 more.
+        let letters = ((spread &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return (spread &+ 0x3030_3030_3030_3030 &+ letters &* 39).bigEndian
     }
 
     static func appendHex(_ value: Int, to bytes: inout [UInt8]) {

@@ -126,6 +126,24 @@ struct NegotiationTests {
             #expect(String(decoding: bytes, as: UTF8.self) == String(value, radix: 16))
         }
     }
+
+    @Test func fixedWidthHexDigits() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [UInt64] =
+            [0, 9, 10, 15, 0xABCD_EF01_2345_6789, 0x0F0F_F0F0_9A9A_A9A9, .max] + (0..<200).map { _ in generator.next() }
+        for value in values {
+            for digits in [16, 8, 4] {
+                let bytes = [UInt8](unsafeUninitializedCapacity: digits) { buffer, count in
+                    ByteFormatting.writeHex(value, digits: digits, to: buffer.baseAddress!)
+                    count = digits
+                }
+                let low = digits == 16 ? value : value & ((1 << UInt64(digits * 4)) - 1)
+                let expected =
+                    String(repeating: "0", count: digits - String(low, radix: 16).count) + String(low, radix: 16)
+                #expect(String(decoding: bytes, as: UTF8.self) == expected, "\(value) in \(digits) digits")
+            }
+        }
+    }
 }
 
 @Suite("Router")

@@ -19,13 +19,12 @@ struct EdgeResponder: HTTPResponder {
 
     func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
         var context = RequestContext(request, mock: mock)
-        guard let tracer,
-            let span = tracer.serverSpan(
-                request, traceparent: request.headers["traceparent"], tracestate: request.headers["tracestate"])
+        guard let tracer, let span = tracer.serverSpan(request)
         else { return first.respond(to: request, context: context) }
         context.span = span
         // The span ends with what HTTPCore wrote (status, route), after any other listener of the response.
-        switch first.respond(to: request, context: context) {
+        let reply = first.respond(to: request, context: context)
+        switch consume reply {
         case .response(var response):
             Self.trace(&response, span)
             return .response(response)
@@ -38,13 +37,13 @@ struct EdgeResponder: HTTPResponder {
         }
     }
 
-    /// Names `span` on `response` for the access log, and ends it when the response has been sent.
+    /// Makes `span` the observer of `response` (after any other): it names the trace for the access log and ends
+    /// when the response has been sent.
     private static func trace(_ response: inout HTTPResponse, _ span: Span) {
-        response.trace = HTTPTraceIDs(traceHigh: span.traceID.high, traceLow: span.traceID.low, span: span.spanID.value)
-        let previous = response.onSent
-        response.onSent = { entry in
-            previous?(entry)
-            span.endServer(entry)
+        if let previous = response.observer {
+            response.observer = HTTPResponseObservers(previous, then: span)
+        } else {
+            response.observer = span
         }
     }
 }

@@ -45,7 +45,7 @@ enum AccessLogExtras {
             member(#","appPlatform":"#, platform, to: &line)
             member(#","appVersion":"#, version, to: &line)
         }
-        if let trace = annotations?.trace {
+        if let trace = entry.trace {
             appendTrace(trace, to: &line)
         } else if let incoming = traceparent.flatMap(TraceParent.init) {
             member(#","traceID":"#, incoming.traceID.description, to: &line)

@@ -29,13 +29,20 @@ struct Authority {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
             hostRange = 1..<close
             rest = close + 1
-        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-            !bytes[(colon + 1)...].contains(UInt8(ascii: ":"))
-        {
+        } else {
+            // One pass: the first colon, and whether there is a second (a bare IPv6 address has no port).
+            var colon = -1
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: ":") {
+                    guard colon < 0 else { return (0..<bytes.count, nil) }
+                    colon = index
+                }
+                index &+= 1
+            }
+            guard colon >= 0 else { return (0..<bytes.count, nil) }
             hostRange = 0..<colon
             rest = colon
-        } else {
-            return (0..<bytes.count, nil)
         }
         return (hostRange, port(UnsafeBufferPointer(rebasing: bytes[rest...])))
     }

@@ -1,9 +1,10 @@
 import HTTPCore
 
-/// The HTTP semantic-convention attributes of a server span, kept as the request and response had them and written
-/// only when the span is encoded, as they are found: the `Host` field split into `server.address` and
-/// `server.port`, the peer address into `client.address`, `User-Agent` found among the request's fields. Recording
-/// a sampled request costs a few references, not ten attribute strings.
+/// The HTTP semantic-convention attributes of a server span, taken when it ends from what HTTPCore wrote (the
+/// ``HTTPAccessLogEntry``) and written only when the span is encoded, as they are found: the `Host` field split into
+/// `server.address` and `server.port`, the peer address into `client.address`, `User-Agent` found among the
+/// request's fields. Recording a sampled request costs a few references, not ten attribute strings; the attributes
+/// whose whole `KeyValue` is one of a few (the method, scheme, protocol version, route) are encoded once.
 struct HTTPServerSpanFields: Sendable, Hashable {
     var method: HTTPMethod
     /// The target's path, not percent-decoded (``HTTPRequest/path``).
@@ -12,17 +13,19 @@ struct HTTPServerSpanFields: Sendable, Hashable {
     var requestHeaders: HTTPFields
     /// The peer address (`127.0.0.1:53211`, `[::1]:53211`).
     var peer: String?
-    /// The status written; 0 until the span ends.
-    var status = 0
-    /// The route's template (`/v1/pages/{pageID}`), for the contract's routes.
-    var route: String?
+    /// The status written.
+    var status: Int
+    /// The route (`/v1/pages/{pageID}`), for the contract's routes.
+    var route: ServerRoute?
 
-    init(_ request: borrowing HTTPRequest) {
-        method = request.method
-        path = request.path
-        version = request.version
-        requestHeaders = request.headers
-        peer = request.remoteAddress
+    init(_ entry: borrowing HTTPAccessLogEntry, path: String, route: ServerRoute?) {
+        method = entry.method
+        self.path = path
+        version = entry.version
+        requestHeaders = entry.requestHeaders
+        peer = entry.remoteAddress
+        status = entry.status
+        self.route = route
     }
 
     /// Gives `sink` each attribute, in the order of the semantic conventions' tables: `http.request.method`,
@@ -30,17 +33,22 @@ struct HTTPServerSpanFields: Sendable, Hashable {
     /// `client.address`, `http.response.status_code`, `http.route`, and `error.type` for a 5xx. Generic, so that
     /// the protobuf encoder writes each one where it is found (no attribute value made).
     func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(_ sink: inout Sink) {
-        sink.attribute(Key.httpRequestMethod, method.rawValue)
+        if method == .get {
+            sink.attribute(Self.get)
+        } else if method == .post {
+            sink.attribute(Self.post)
+        } else {
+            sink.attribute(Key.httpRequestMethod, method.rawValue)
+        }
         sink.attribute(Key.urlPath, path)
-        sink.attribute(Key.urlScheme, "http")
-        sink.attribute(Key.networkProtocolVersion, version.minor == 0 ? "1.0" : "1.1")
+        sink.attribute(Self.scheme)
+        sink.attribute(version.minor == 0 ? Self.version10 : Self.version11)
         var host: String?
         var userAgent: String?
         for field in requestHeaders {
             switch field.name.utf8.count {
-            case 4 where host == nil && field.name.asciiCaseInsensitiveEquals("Host"): host = field.value
-            case 10 where userAgent == nil && field.name.asciiCaseInsensitiveEquals("User-Agent"):
-                userAgent = field.value
+            case 4 where host == nil && field.name.isField("Host"): host = field.value
+            case 10 where userAgent == nil && field.name.isField("User-Agent"): userAgent = field.value
             default: break
             }
         }
@@ -58,9 +66,8 @@ struct HTTPServerSpanFields: Sendable, Hashable {
                 sink.attribute(Key.clientAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
             }
         }
-        guard status != 0 else { return }
         sink.attribute(Key.httpResponseStatusCode, int: status)
-        if let route { sink.attribute(Key.httpRoute, route) }
+        if let route { sink.attribute(route.attribute) }
         if status >= 500 { sink.attribute(Key.errorType, String(status)) }
     }
 
@@ -79,20 +86,27 @@ struct HTTPServerSpanFields: Sendable, Hashable {
         }
 
         mutating func attribute(_ key: AttributeKey, int value: Int) { attributes.append(.int(key.name, value)) }
+
+        mutating func attribute(_ constant: ConstantAttribute) { attributes.append(constant.attribute) }
     }
+
+    /// `http.request.method` of the contract's two methods, `url.scheme` and `network.protocol.version`, encoded
+    /// once.
+    private static let get = ConstantAttribute(SemanticAttribute.httpRequestMethod, HTTPMethod.get.rawValue)
+    private static let post = ConstantAttribute(SemanticAttribute.httpRequestMethod, HTTPMethod.post.rawValue)
+    private static let scheme = ConstantAttribute(SemanticAttribute.urlScheme, "http")
+    private static let version10 = ConstantAttribute(SemanticAttribute.networkProtocolVersion, "1.0")
+    private static let version11 = ConstantAttribute(SemanticAttribute.networkProtocolVersion, "1.1")
 
     /// The keys, encoded once.
     private enum Key {
         static let httpRequestMethod = AttributeKey(SemanticAttribute.httpRequestMethod)
         static let urlPath = AttributeKey(SemanticAttribute.urlPath)
-        static let urlScheme = AttributeKey(SemanticAttribute.urlScheme)
-        static let networkProtocolVersion = AttributeKey(SemanticAttribute.networkProtocolVersion)
         static let serverAddress = AttributeKey(SemanticAttribute.serverAddress)
         static let serverPort = AttributeKey(SemanticAttribute.serverPort)
         static let userAgentOriginal = AttributeKey(SemanticAttribute.userAgentOriginal)
         static let clientAddress = AttributeKey(SemanticAttribute.clientAddress)
         static let httpResponseStatusCode = AttributeKey(SemanticAttribute.httpResponseStatusCode)
-        static let httpRoute = AttributeKey(SemanticAttribute.httpRoute)
         static let errorType = AttributeKey(SemanticAttribute.errorType)
     }
 
@@ -105,10 +119,39 @@ struct HTTPServerSpanFields: Sendable, Hashable {
 protocol HTTPSpanAttributeSink: ~Copyable {
     mutating func attribute(_ key: AttributeKey, utf8 value: UnsafeBufferPointer<UInt8>)
     mutating func attribute(_ key: AttributeKey, int value: Int)
+    /// An attribute whose whole `KeyValue` was encoded once.
+    mutating func attribute(_ constant: ConstantAttribute)
 }
 
 extension HTTPSpanAttributeSink where Self: ~Copyable {
     mutating func attribute(_ key: AttributeKey, _ value: String) {
         ProtobufWriter.withUTF8(value) { attribute(key, utf8: $0) }
+    }
+}
+
+/// The trace context of a request (`traceparent`, `tracestate`), found in one pass over its fields.
+struct RequestTraceFields {
+    var traceparent: String?
+    var tracestate: String?
+
+    init(_ fields: borrowing HTTPFields) {
+        for field in fields {
+            switch field.name.utf8.count {
+            case 10 where tracestate == nil && field.name.isField("tracestate"): tracestate = field.value
+            case 11 where traceparent == nil && field.name.isField("traceparent"): traceparent = field.value
+            default: break
+            }
+        }
+    }
+}
+
+extension String {
+    /// Whether this field name is `name` (of the same length), ignoring ASCII case: the first letter is checked
+    /// first, then the spelling everyone sends, before the case-insensitive comparison.
+    @inline(__always) fileprivate func isField(_ name: String) -> Bool {
+        guard let first = utf8.first, let expected = name.utf8.first, first | 0x20 == expected | 0x20 else {
+            return false
+        }
+        return self == name || asciiCaseInsensitiveEquals(name)
     }
 }

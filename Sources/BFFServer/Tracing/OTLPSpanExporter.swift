@@ -142,7 +142,7 @@ public final class OTLPSpanExporter: SpanSink {
 
     /// Encodes `span` into the open batch of `lane` (the event loop it ended on; `nil` off the loops), or counts it
     /// dropped when the queue is full. Never blocks on I/O; the lock it takes is its loop's own.
-    public func record(_ span: SpanData, lane: Int?) {
+    public func record(_ span: borrowing SpanData, lane: Int?) {
         guard queued.add(1, ordering: .relaxed).oldValue < configuration.queueSize else {
             queued.subtract(1, ordering: .relaxed)
             state.withLock { $0.droppedFull += 1 }

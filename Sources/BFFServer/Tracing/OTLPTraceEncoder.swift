@@ -150,4 +150,8 @@ extension ProtobufWriter: HTTPSpanAttributeSink {
     mutating func attribute(_ key: AttributeKey, int value: Int) {
         key.field.withUnsafeBufferPointer { keyValue(9, key: $0, encodedKey: true, int: Int64(value)) }
     }
+
+    mutating func attribute(_ constant: ConstantAttribute) {
+        constant.encoded.withUnsafeBufferPointer { append($0) }
+    }
 }

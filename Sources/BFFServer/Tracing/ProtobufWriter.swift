@@ -273,3 +273,17 @@ struct AttributeKey: Sendable {
         field = writer.bytes
     }
 }
+
+/// An attribute whose value is one of a few (a method, the scheme, a route template), with its whole `KeyValue`
+/// (field 9 of `Span`) encoded once: a span copies the bytes.
+struct ConstantAttribute: Sendable {
+    let attribute: SpanAttribute
+    let encoded: [UInt8]
+
+    init(_ key: String, _ value: String) {
+        attribute = .string(key, value)
+        var writer = ProtobufWriter(capacity: 64)
+        writer.keyValue(9, attribute)
+        encoded = writer.bytes
+    }
+}

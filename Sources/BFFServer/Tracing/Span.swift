@@ -6,9 +6,9 @@ import Synchronization
 /// never exported, and ending it twice records it once. A class, so the contexts that carry one
 /// (``RequestContext``, ``CallContext``) grow by one reference, `nil` when tracing is off.
 ///
-/// The ids are constants that children and upstream calls read; the rest of the record sits under a lock until
-/// the span ends, and is then taken out rather than copied, so that ending appends to the attribute array it
-/// started with (one allocation per span, not two).
+/// The ids are constants that children and upstream calls read; the rest of the record sits under a lock, where
+/// ending finishes it and hands it to the sink in place (no copy of the record, and ending appends to the attribute
+/// array it started with: one allocation per span, not two).
 final class Span: Sendable {
     let tracer: Tracer
     let traceID: TraceID
@@ -16,15 +16,23 @@ final class Span: Sendable {
     let flags: UInt8
     /// The trace's `tracestate`, passed on to children and upstream calls.
     let traceState: String?
-    private let pending: Mutex<SpanData?>
+    /// A server span's request path (``HTTPServerSpanFields/path``); `nil` for other spans.
+    let path: String?
+    private let pending: Mutex<Pending>
 
-    init(tracer: Tracer, data: SpanData) {
+    private struct Pending {
+        var data: SpanData
+        var ended = false
+    }
+
+    init(tracer: Tracer, path: String? = nil, data: consuming SpanData) {
         self.tracer = tracer
+        self.path = path
         traceID = data.traceID
         spanID = data.spanID
         flags = data.flags
         traceState = data.traceState
-        pending = Mutex(data)
+        pending = Mutex(Pending(data: data))
     }
 
     /// The context a callee continues the trace from (this span as the parent).
@@ -47,10 +55,15 @@ final class Span: Sendable {
     /// finished record goes to the tracer's sink, with the event loop it ended on (`lane`, ``SpanSink``). Does
     /// nothing when the span has already ended.
     func end(lane: Int? = nil, _ finish: (inout SpanData) -> Void) {
-        guard var data = pending.withLock({ $0.take() }) else { return }
-        finish(&data)
-        data.endNanoseconds = max(tracer.now(), data.startNanoseconds)
-        tracer.sink.record(data, lane: lane)
+        let now = tracer.now()
+        pending.withLock { pending in
+            guard !pending.ended else { return }
+            pending.ended = true
+            finish(&pending.data)
+            pending.data.endNanoseconds = max(now, pending.data.startNanoseconds)
+            // The sink encodes it under its own lock (a loop's): no lock is ever taken the other way round.
+            tracer.sink.record(pending.data, lane: lane)
+        }
     }
 
     /// Ends the span now with `status`, adding `attributes` (and renamed to `name`, when given).

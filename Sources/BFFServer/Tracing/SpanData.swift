@@ -83,10 +83,10 @@ public enum SpanStatus: Sendable, Hashable {
 public protocol SpanSink: AnyObject, Sendable {
     /// Takes a finished span. `lane`: the index of the event loop it ended on (a server span), or `nil` when it
     /// ended elsewhere (in a task) — a sink may keep state per loop, so that loops do not share a lock.
-    func record(_ span: SpanData, lane: Int?)
+    func record(_ span: borrowing SpanData, lane: Int?)
 }
 
 extension SpanSink {
     /// A span that ended off the event loops.
-    public func record(_ span: SpanData) { record(span, lane: nil) }
+    public func record(_ span: borrowing SpanData) { record(span, lane: nil) }
 }

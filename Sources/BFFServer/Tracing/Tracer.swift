@@ -69,35 +69,38 @@ public final class Tracer: Sendable {
         }
     }
 
-    /// The server span of `request` (kind SERVER, named by its method until ``ServerSpan/end(_:)`` learns the
-    /// route), continuing `traceparent` when it is valid; `nil` when the sampler does not keep the trace.
-    /// - Parameters:
-    ///   - traceparent: the request's `traceparent` field, if any.
-    ///   - tracestate: the request's `tracestate` field, passed on verbatim when `traceparent` is valid and it is
-    ///     at most 512 bytes.
-    func serverSpan(_ request: borrowing HTTPRequest, traceparent: String?, tracestate: String?) -> Span? {
-        let parent = traceparent.flatMap(TraceParent.init)
+    /// The server span of `request` (kind SERVER, named by its method until ``Span/endServer(_:)`` learns the
+    /// route), continuing the request's `traceparent` when it is valid; `nil` when the sampler does not keep the
+    /// trace. Its `tracestate` is passed on verbatim when `traceparent` is valid and it is at most 512 bytes.
+    func serverSpan(_ request: borrowing HTTPRequest) -> Span? {
+        let fields = RequestTraceFields(request.headers)
+        let tracestate = fields.tracestate
+        let parent = fields.traceparent.flatMap(TraceParent.init)
         let traceID = parent?.traceID ?? newTraceID()
         guard sampler.shouldSample(traceID, parent: parent) else { return nil }
         return Span(
-            tracer: self,
+            tracer: self, path: request.path,
             data: SpanData(
                 traceID: traceID, spanID: newSpanID(), parentSpanID: parent?.spanID,
                 traceState: parent == nil ? nil : tracestate.flatMap { $0.utf8.count <= 512 ? $0 : nil },
                 flags: 1, name: request.method.rawValue, kind: .server, startNanoseconds: now(), endNanoseconds: 0,
-                attributes: [], status: .unset, http: HTTPServerSpanFields(request)))
+                attributes: [], status: .unset))
     }
 }
 
-extension Span {
+extension Span: HTTPResponseObserver {
+    /// A server span observes its response: ending with what was sent, naming itself in the access log.
+    func responseSent(_ entry: HTTPAccessLogEntry) { endServer(entry) }
+
+    var trace: HTTPTraceIDs? { HTTPTraceIDs(traceHigh: traceID.high, traceLow: traceID.low, span: spanID.value) }
+
     /// Ends a server span with what HTTPCore wrote: the status and the route, which names the span
     /// (`GET /v1/pages/{pageID}`) and sets `http.route` for the contract's routes; 5xx is an error.
     func endServer(_ entry: HTTPAccessLogEntry) {
         end(lane: entry.loop) { data in
             let route = entry.route.flatMap(ServerRoute.named)
             if let route { data.name = route.spanName(entry.method) }
-            data.http?.status = entry.status
-            data.http?.route = route?.template
+            data.http = HTTPServerSpanFields(entry, path: path ?? "", route: route)
             if entry.status >= 500 { data.status = .error("HTTP \(entry.status)") }
         }
     }
@@ -106,26 +109,34 @@ extension Span {
 /// The route templates of the server's route names (``ContractRoute``): what `http.route` says, and the span names
 /// `METHOD template` made once rather than per request. A class: a span that ends copies one reference, not three
 /// strings.
-final class ServerRoute: Sendable {
+final class ServerRoute: Sendable, Hashable {
+    let name: String
     let template: String
     let getName: String
     let postName: String
+    /// `http.route`, encoded once.
+    let attribute: ConstantAttribute
 
-    init(template: String) {
+    init(name: String, template: String) {
+        self.name = name
         self.template = template
         getName = "GET " + template
         postName = "POST " + template
+        attribute = ConstantAttribute(SemanticAttribute.httpRoute, template)
     }
 
-    static let all: [String: ServerRoute] = Dictionary(
-        uniqueKeysWithValues: ContractRoute.all.map {
-            (
-                $0.name,
-                ServerRoute(template: $0.template)
-            )
-        })
+    static let all: [ServerRoute] = ContractRoute.all.map { ServerRoute(name: $0.name, template: $0.template) }
 
-    static func named(_ name: String) -> ServerRoute? { all[name] }
+    /// The route named `name`: a few short names compared in turn (lengths first) cost less than hashing one.
+    static func named(_ name: String) -> ServerRoute? {
+        let length = name.utf8.count
+        for route in all where route.name.utf8.count == length && route.name == name { return route }
+        return nil
+    }
+
+    static func == (left: ServerRoute, right: ServerRoute) -> Bool { left === right }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     func spanName(_ method: HTTPMethod) -> String {
         if method == .get { return getName }
