@@ -7,7 +7,7 @@ import HTTPCore
 ///
 /// A reply is resolved the way the server resolves it: ``HTTPReply/deferred(_:)`` and ``HTTPReply/task(_:)`` are
 /// awaited (the task on the test's executor, not an event loop), a thrown error becomes its problem response
-/// (``HTTPResponseConvertible``) or HTTPCore's generic 500, and ``HTTPResponse/onSent`` is told what was delivered.
+/// (``HTTPResponseConvertible``) or HTTPCore's generic 500, and ``HTTPResponse/observer`` is told what was delivered.
 /// The response holds what the responder made: its status; the fields of its ``HTTPResponse/headerBlock``, of its
 /// prepared body (`Content-Type`, `ETag`, `Vary`), of ``HTTPResponse/headers`` and `X-Request-ID`; the identity
 /// body (none for `HEAD`), or 304 for a prepared body's matching `If-None-Match` (HTTPCore's own matcher). What
@@ -51,15 +51,16 @@ public struct HTTPResponderClient: Sendable {
         let delivered = try Self.delivered(
             response, head: method == "HEAD",
             ifNoneMatch: method == "GET" || method == "HEAD" ? fields["If-None-Match"] : nil)
-        if let onSent = response.onSent {
+        if let observer = response.observer {
             let elapsed = (ContinuousClock.now - start).components
-            onSent(
-                HTTPAccessLogEntry.answered(
-                    method: HTTPMethod(method), target: target, version: .http11, status: delivered.status,
-                    bodyBytes: delivered.rawBody.count, gzip: false, remoteAddress: remoteAddress,
-                    durationNanoseconds: UInt64(elapsed.seconds) * 1_000_000_000
-                        + UInt64(elapsed.attoseconds / 1_000_000_000),
-                    route: response.route, requestID: response.requestID, annotations: response.annotations))
+            var entry = HTTPAccessLogEntry.answered(
+                method: HTTPMethod(method), target: target, version: .http11, status: delivered.status,
+                bodyBytes: delivered.rawBody.count, gzip: false, remoteAddress: remoteAddress,
+                durationNanoseconds: UInt64(elapsed.seconds) * 1_000_000_000
+                    + UInt64(elapsed.attoseconds / 1_000_000_000),
+                route: response.route, requestID: response.requestID, annotations: response.annotations)
+            entry.trace = observer.trace
+            observer.responseSent(entry)
         }
         return delivered
     }

@@ -52,13 +52,7 @@ struct HTTPServerSpanFields: Sendable, Hashable {
             default: break
             }
         }
-        if let host {
-            ProtobufWriter.withUTF8(host) { bytes in
-                guard let (address, port) = Authority.split(bytes) else { return }
-                sink.attribute(Key.serverAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
-                if let port { sink.attribute(Key.serverPort, int: port) }
-            }
-        }
+        if let host { sink.serverAuthority(host) }
         if let userAgent { sink.attribute(Key.userAgentOriginal, userAgent) }
         if let peer {
             ProtobufWriter.withUTF8(peer) { bytes in
@@ -66,9 +60,22 @@ struct HTTPServerSpanFields: Sendable, Hashable {
                 sink.attribute(Key.clientAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
             }
         }
-        sink.attribute(Key.httpResponseStatusCode, int: status)
+        if status == 200 {
+            sink.attribute(Self.ok)
+        } else {
+            sink.attribute(Key.httpResponseStatusCode, int: status)
+        }
         if let route { sink.attribute(route.attribute) }
         if status >= 500 { sink.attribute(Key.errorType, String(status)) }
+    }
+
+    /// `server.address` and `server.port` of a `Host` field.
+    static func writeServerAuthority<Sink: HTTPSpanAttributeSink & ~Copyable>(_ host: String, to sink: inout Sink) {
+        ProtobufWriter.withUTF8(host) { bytes in
+            guard let (address, port) = Authority.split(bytes) else { return }
+            sink.attribute(Key.serverAddress, utf8: UnsafeBufferPointer(rebasing: bytes[address]))
+            if let port { sink.attribute(Key.serverPort, int: port) }
+        }
     }
 
     /// The attributes as ``SpanAttribute`` values (the JSON encoding; tests).
@@ -88,12 +95,16 @@ struct HTTPServerSpanFields: Sendable, Hashable {
         mutating func attribute(_ key: AttributeKey, int value: Int) { attributes.append(.int(key.name, value)) }
 
         mutating func attribute(_ constant: ConstantAttribute) { attributes.append(constant.attribute) }
+
+        mutating func serverAuthority(_ host: String) { HTTPServerSpanFields.writeServerAuthority(host, to: &self) }
     }
 
     /// `http.request.method` of the contract's two methods, `url.scheme` and `network.protocol.version`, encoded
     /// once.
     private static let get = ConstantAttribute(SemanticAttribute.httpRequestMethod, HTTPMethod.get.rawValue)
     private static let post = ConstantAttribute(SemanticAttribute.httpRequestMethod, HTTPMethod.post.rawValue)
+    /// `http.response.status_code` 200, the status answered most, encoded once.
+    private static let ok = ConstantAttribute(SemanticAttribute.httpResponseStatusCode, 200)
     private static let scheme = ConstantAttribute(SemanticAttribute.urlScheme, "http")
     private static let version10 = ConstantAttribute(SemanticAttribute.networkProtocolVersion, "1.0")
     private static let version11 = ConstantAttribute(SemanticAttribute.networkProtocolVersion, "1.1")
@@ -121,6 +132,9 @@ protocol HTTPSpanAttributeSink: ~Copyable {
     mutating func attribute(_ key: AttributeKey, int value: Int)
     /// An attribute whose whole `KeyValue` was encoded once.
     mutating func attribute(_ constant: ConstantAttribute)
+    /// `server.address` and `server.port` of the `Host` field `host`
+    /// (``HTTPServerSpanFields/writeServerAuthority(_:to:)``, or what it wrote for the same field before).
+    mutating func serverAuthority(_ host: String)
 }
 
 extension HTTPSpanAttributeSink where Self: ~Copyable {

@@ -154,4 +154,9 @@ extension ProtobufWriter: HTTPSpanAttributeSink {
     mutating func attribute(_ constant: ConstantAttribute) {
         constant.encoded.withUnsafeBufferPointer { append($0) }
     }
+
+    /// A lane's writer sees the same `Host` on nearly every span: its two attributes are encoded once per value.
+    mutating func serverAuthority(_ host: String) {
+        memoized(host) { HTTPServerSpanFields.writeServerAuthority(host, to: &$0) }
+    }
 }

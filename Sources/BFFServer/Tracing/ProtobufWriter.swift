@@ -10,6 +10,9 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
     private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
+    /// What ``memoized(_:_:)`` wrote last, and for which key.
+    private var memoKey = ""
+    private var memoBytes: [UInt8] = []
 
     init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
@@ -177,6 +180,19 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
         count = end
     }
 
+    /// Appends what `write` writes for `key`, remembering the bytes: called again with the same key, it copies
+    /// them instead of calling `write` (one key at a time: the last).
+    mutating func memoized(_ key: String, _ write: (inout ProtobufWriter) -> Void) {
+        if key == memoKey && !memoBytes.isEmpty {
+            memoBytes.withUnsafeBufferPointer { append($0) }
+            return
+        }
+        let start = count
+        write(&self)
+        memoKey = key
+        memoBytes = Array(UnsafeBufferPointer(start: base + start, count: count - start))
+    }
+
     /// Appends what `other` wrote (a batch's spans, into the request's envelope).
     mutating func append(_ other: borrowing ProtobufWriter) {
         other.withBytes { append($0) }
@@ -274,14 +290,22 @@ struct AttributeKey: Sendable {
     }
 }
 
-/// An attribute whose value is one of a few (a method, the scheme, a route template), with its whole `KeyValue`
+/// An attribute whose value is one of a few (a method, the scheme, a route template, status 200), with its whole `KeyValue`
 /// (field 9 of `Span`) encoded once: a span copies the bytes.
 struct ConstantAttribute: Sendable {
     let attribute: SpanAttribute
     let encoded: [UInt8]
 
     init(_ key: String, _ value: String) {
-        attribute = .string(key, value)
+        self.init(.string(key, value))
+    }
+
+    init(_ key: String, _ value: Int) {
+        self.init(.int(key, value))
+    }
+
+    private init(_ attribute: SpanAttribute) {
+        self.attribute = attribute
         var writer = ProtobufWriter(capacity: 64)
         writer.keyValue(9, attribute)
         encoded = writer.bytes

@@ -51,7 +51,8 @@ final class Span: Sendable {
                 attributes: attributes, status: .unset))
     }
 
-    /// Ends the span now: `finish` sets what it learned at the end (a server span its route and status), and the
+    /// Ends the span now: `finish` sets what it learned at the end (a server span its route, status and start; it
+    /// sees the end time already set), and the
     /// finished record goes to the tracer's sink, with the event loop it ended on (`lane`, ``SpanSink``). Does
     /// nothing when the span has already ended.
     func end(lane: Int? = nil, _ finish: (inout SpanData) -> Void) {
@@ -59,6 +60,7 @@ final class Span: Sendable {
         pending.withLock { pending in
             guard !pending.ended else { return }
             pending.ended = true
+            pending.data.endNanoseconds = now
             finish(&pending.data)
             pending.data.endNanoseconds = max(now, pending.data.startNanoseconds)
             // The sink encodes it under its own lock (a loop's): no lock is ever taken the other way round.

@@ -70,7 +70,7 @@ public final class Tracer: Sendable {
     }
 
     /// The server span of `request` (kind SERVER, named by its method until ``Span/endServer(_:)`` learns the
-    /// route), continuing the request's `traceparent` when it is valid; `nil` when the sampler does not keep the
+    /// route and its start), continuing the request's `traceparent` when it is valid; `nil` when the sampler does not keep the
     /// trace. Its `tracestate` is passed on verbatim when `traceparent` is valid and it is at most 512 bytes.
     func serverSpan(_ request: borrowing HTTPRequest) -> Span? {
         let fields = RequestTraceFields(request.headers)
@@ -83,7 +83,7 @@ public final class Tracer: Sendable {
             data: SpanData(
                 traceID: traceID, spanID: newSpanID(), parentSpanID: parent?.spanID,
                 traceState: parent == nil ? nil : tracestate.flatMap { $0.utf8.count <= 512 ? $0 : nil },
-                flags: 1, name: request.method.rawValue, kind: .server, startNanoseconds: now(), endNanoseconds: 0,
+                flags: 1, name: request.method.rawValue, kind: .server, startNanoseconds: 0, endNanoseconds: 0,
                 attributes: [], status: .unset))
     }
 }
@@ -101,6 +101,8 @@ extension Span: HTTPResponseObserver {
             let route = entry.route.flatMap(ServerRoute.named)
             if let route { data.name = route.spanName(entry.method) }
             data.http = HTTPServerSpanFields(entry, path: path ?? "", route: route)
+            // It started when the loop woke for the request's bytes (HTTPCore's duration): no clock read at the start.
+            data.startNanoseconds = data.endNanoseconds &- min(entry.durationNanoseconds, data.endNanoseconds)
             if entry.status >= 500 { data.status = .error("HTTP \(entry.status)") }
         }
     }

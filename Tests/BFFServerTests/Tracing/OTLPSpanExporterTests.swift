@@ -74,6 +74,42 @@ import Testing
         #expect(body.indices.contains { body[$0...].starts(with: [0x0A, 0x10] + id) })
     }
 
+    /// A batch writer remembers the `server.address` / `server.port` it wrote for the last `Host`: spans encoded
+    /// one after another into one writer are byte for byte what each encodes to alone, whether the host repeats,
+    /// changes or comes back.
+    @Test func aRepeatedHostIsCopiedAsItWasEncoded() {
+        let encoder = OTLPTraceEncoder(serviceName: "s", serviceVersion: "")
+        let hosts = [
+            "api.example:8443", "api.example:8443", "[::1]:9", "other.example", "api.example:8443", "api.example",
+        ]
+        let spans = hosts.enumerated().map { index, host in
+            var entry = HTTPAccessLogEntry.answered(
+                method: .get, target: "/v1/pages/feed", version: .http11, status: 200, bodyBytes: 10, gzip: false,
+                remoteAddress: "127.0.0.1:5\(index)", durationNanoseconds: 1, route: "page", requestID: nil)
+            entry.requestHeaders = ["Host": host, "User-Agent": "Test/\(index)"]
+            var span = Self.span(UInt64(index + 1))
+            span.http = HTTPServerSpanFields(entry, path: "/v1/pages/feed", route: ServerRoute.named("page"))
+            return span
+        }
+        var together = ProtobufWriter()
+        var alone: [UInt8] = []
+        for span in spans {
+            encoder.encodeSpan(span, as: .httpProtobuf, into: &together)
+            var single = ProtobufWriter()
+            encoder.encodeSpan(span, as: .httpProtobuf, into: &single)
+            alone += single.bytes
+        }
+        #expect(together.bytes == alone)
+        #expect(spans[1].attribute("server.address") == .string("api.example"))
+        #expect(spans[1].attribute("server.port") == .int(8443))
+        #expect(spans[2].attribute("server.address") == .string("::1"))
+        #expect(spans[5].attribute("server.port") == nil)
+        let count = { (needle: [UInt8]) in
+            together.bytes.indices.filter { together.bytes[$0...].starts(with: needle) }.count
+        }
+        #expect(count(Array("api.example".utf8)) == 4)
+    }
+
     @Test func aFullQueueDropsAndAFailedExportIsCountedLoggedAndNotFatal() async throws {
         var configuration = BFFConfiguration.Tracing()
         // Port 1 on loopback refuses: every export fails at once.
