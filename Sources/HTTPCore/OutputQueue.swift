@@ -270,8 +270,7 @@ public enum ByteFormatting {
     }
 
     /// The eight lowercase hex digits of `value` as the bytes of a `UInt64` in memory order (most significant digit
-    /// first): each nibble spread into its own byte, then `0`–`9` or `a`–`f` added to all
-    /// eight at once.
+    /// first): each nibble spread into its own byte, then `0`–`9` or `a`–`f` added to all eight at once.
     @inline(__always) @usableFromInline static func hexDigits(_ value: UInt32) -> UInt64 {
         var spread = UInt64(value)
         spread = (spread | (spread << 16)) & 0x0000_FFFF_0000_FFFF

@@ -290,8 +290,8 @@ struct AttributeKey: Sendable {
     }
 }
 
-/// An attribute whose value is one of a few (a method, the scheme, a route template, status 200), with its whole `KeyValue`
-/// (field 9 of `Span`) encoded once: a span copies the bytes.
+/// An attribute whose value is one of a few (a method, the scheme, a route template, status 200), with its whole
+/// `KeyValue` (field 9 of `Span`) encoded once: a span copies the bytes.
 struct ConstantAttribute: Sendable {
     let attribute: SpanAttribute
     let encoded: [UInt8]

@@ -52,9 +52,8 @@ final class Span: Sendable {
     }
 
     /// Ends the span now: `finish` sets what it learned at the end (a server span its route, status and start; it
-    /// sees the end time already set), and the
-    /// finished record goes to the tracer's sink, with the event loop it ended on (`lane`, ``SpanSink``). Does
-    /// nothing when the span has already ended.
+    /// sees the end time already set), and the finished record goes to the tracer's sink, with the event loop it
+    /// ended on (`lane`, ``SpanSink``). Does nothing when the span has already ended.
     func end(lane: Int? = nil, _ finish: (inout SpanData) -> Void) {
         let now = tracer.now()
         pending.withLock { pending in

@@ -70,8 +70,9 @@ public final class Tracer: Sendable {
     }
 
     /// The server span of `request` (kind SERVER, named by its method until ``Span/endServer(_:)`` learns the
-    /// route and its start), continuing the request's `traceparent` when it is valid; `nil` when the sampler does not keep the
-    /// trace. Its `tracestate` is passed on verbatim when `traceparent` is valid and it is at most 512 bytes.
+    /// route and its start), continuing the request's `traceparent` when it is valid; `nil` when the sampler does
+    /// not keep the trace. Its `tracestate` is passed on verbatim when `traceparent` is valid and it is at most 512
+    /// bytes.
     func serverSpan(_ request: borrowing HTTPRequest) -> Span? {
         let fields = RequestTraceFields(request.headers)
         let tracestate = fields.tracestate
@@ -111,7 +112,7 @@ extension Span: HTTPResponseObserver {
 /// The route templates of the server's route names (``ContractRoute``): what `http.route` says, and the span names
 /// `METHOD template` made once rather than per request. A class: a span that ends copies one reference, not three
 /// strings.
-final class ServerRoute: Sendable, Hashable {
+final class ServerRoute: Sendable {
     let name: String
     let template: String
     let getName: String
@@ -135,10 +136,6 @@ final class ServerRoute: Sendable, Hashable {
         for route in all where route.name.utf8.count == length && route.name == name { return route }
         return nil
     }
-
-    static func == (left: ServerRoute, right: ServerRoute) -> Bool { left === right }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     func spanName(_ method: HTTPMethod) -> String {
         if method == .get { return getName }
