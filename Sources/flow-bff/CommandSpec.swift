@@ -85,4 +85,21 @@ struct CommandSpec {
             "0 no error, 1 errors in the pages (with --strict: or warnings), 2 usage or configuration error.",
             "Every finding is printed as FILE:LINE:COLUMN: JSON-path: severity: code: message.",
         ])
+
+    /// `import har` parses `--redact` itself (repeatable) before these are checked (ImportCommand.swift).
+    static let importHAR = CommandSpec(
+        name: "import",
+        options: [
+            ("pages", "DIR", "the folder of page files to write (created when missing; required)"),
+            ("redact", "KEY", "also redact string values of members named KEY (repeatable; docs/proxy.md)"),
+            ("no-normalize", "", "keep volatile values (timestamps, request ids) as captured"),
+            ("no-stand-ins", "", "add no stand-ins for pages and actions the capture names but does not hold"),
+            ("config", "FILE", "configuration file: custom widget and action types (default config/default.json)"),
+        ],
+        positionalUsage: "har FILE", maximumPositional: 2,
+        summary: "record the contract answers of a HAR capture as page files (docs/proxy.md)",
+        exitStatus: [
+            "0 something was imported and nothing failed, 1 an entry could not be imported because it is invalid,",
+            "nothing was imported, or FILE is unreadable or not HAR; 2 usage or configuration error.",
+        ])
 }

@@ -15,6 +15,7 @@ let usage = """
                        [--event-loop epoll|dispatch] [--dev]
       flow-bff check [DIR | FILE…] [--pages DIR] [--config FILE] [--strict]
       flow-bff verify (--url URL | --pages DIR) [options]
+      flow-bff import har FILE --pages DIR [--redact KEY]… [--no-normalize] [--no-stand-ins]
       flow-bff COMMAND --help | flow-bff --help | --version
 
     COMMANDS
@@ -26,6 +27,8 @@ let usage = """
               Exit status 1 when there is an error (with --strict, also a warning).
       verify  Crawl a server like a device (the embedded PageStore) and report every contract
               violation; JUnit and JSON reports for CI.
+      import  Record the contract answers of a HAR capture (pages with all their chunks, action
+              answers) as page files in DIR, redacted and normalised (docs/proxy.md).
 
     CONFIGURATION
       Files (--config, default config/default.json), then FLOW_BFF_* environment variables,
@@ -156,6 +159,10 @@ func serve(_ arguments: CommandLineArguments) -> Never {
 
 // verify parses its own options (repeatable --page, --report KIND FILE): dispatch before the generic parser.
 if CommandLine.arguments.dropFirst().first == "verify" { verify(Array(CommandLine.arguments.dropFirst(2))) }
+// import collects its repeatable --redact before the generic parser (ImportCommand.swift).
+if CommandLine.arguments.dropFirst().first == "import" {
+    importCommand(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 do {
     let arguments = try CommandLineArguments(
