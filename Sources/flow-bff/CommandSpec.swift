@@ -64,6 +64,11 @@ struct CommandSpec {
                 "log-format", "auto|json|human",
                 "human: compact lines, findings as file:line:column; json: one object per line; auto (default): human on a terminal"
             ),
+            (
+                "upstream", "URL",
+                "proxy to a real backend: page, next-page and action requests without a local file go to URL (docs/proxy.md)"
+            ),
+            ("record", "DIR", "with --upstream: write each forwarded page and action answer as page files in DIR"),
         ],
         positionalUsage: "[DIR]", maximumPositional: 1,
         summary: "serve the page files in DIR (the same as --pages DIR)",

@@ -59,6 +59,8 @@ func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) 
     if let eventLoop = arguments.flags["event-loop"] { flags["server.eventLoop"] = eventLoop }
     if let format = arguments.flags["log-format"] { flags["logging.format"] = format }
     if arguments.flags["dev"] != nil { flags["mock.enabled"] = "true" }
+    if let upstream = arguments.flags["upstream"] { flags["proxy.upstream"] = upstream }
+    if let record = arguments.flags["record"] { flags["proxy.recordDirectory"] = record }
     do {
         return try ConfigurationLoader().load(
             files: files, environment: ProcessInfo.processInfo.environment, flags: flags)
@@ -137,6 +139,13 @@ func serve(_ arguments: CommandLineArguments) -> Never {
         log.write("operations: \(operations)/healthz  \(operations)/readyz  \(operations)/metrics  (server.adminPort)")
     } else {
         log.write("also: \(base)/healthz  \(base)/readyz  \(base)/metrics  \(base)/openapi.json")
+    }
+    if configuration.proxy.isEnabled {
+        let recording =
+            configuration.proxy.recordDirectory.isEmpty ? "" : "; recording to \(configuration.proxy.recordDirectory)"
+        log.write(
+            "proxy: everything else under \(configuration.proxy.include.joined(separator: ", ")) goes to \(configuration.proxy.upstream)\(recording) (docs/proxy.md)"
+        )
     }
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }

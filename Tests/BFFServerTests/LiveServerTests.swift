@@ -350,7 +350,8 @@ import Testing
                     "/openapi.json", "/", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
                     "/__admin/faults", "/__admin/sessions", "/__admin/sessions/{sessionID}",
                     "/__admin/sessions/{sessionID}/faults", "/__admin/journal", "/__admin/journal/count",
-                    "/__admin/echo", "/__preview", "/__preview/{asset}", "/__preview/events",
+                    "/__admin/proxy", "/__admin/proxy/pages/{pageID}", "/__admin/echo", "/__preview",
+                    "/__preview/{asset}", "/__preview/events",
                 ])
         }
     }

@@ -14,6 +14,10 @@ Then the admin API's defences (docs/mock.md § Who can reach the mock): a page a
 Chromium resolves to 127.0.0.1 (--host-resolver-rules, a DNS rebinding) cannot read /__admin/journal nor POST
 /__admin/reset, and a cross-site form POST (text/plain) to the real address is refused; all with a problem
 document, and the preview itself, under its Content-Security-Policy, kept working throughout.
+Last, the proxy (docs/proxy.md): a second flow-bff with `--upstream` in front of a small upstream (this script's
+own HTTP server, which can send what a flow-bff never would — a duplicate widget id): an upstream-only page renders
+and its request is marked "from upstream", the upstream's contract violation is listed in the diagnostics panel
+with its code and pointer, and the source control switches a local page to the upstream and back.
 Screenshots of each page go to the artifacts directory (argv[2], default .build/preview-screenshots).
 
 Usage: preview_test.py FLOW_BFF_EXECUTABLE [ARTIFACTS_DIR]
@@ -31,6 +35,7 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -75,6 +80,108 @@ def gallery_page(types):
         widgets.append(widget)
     page = {"id": "gallery", "title": "Widget gallery", "sections": [{"id": "all", "widgets": widgets}]}
     return {"schemaVersion": 1, "kind": "page", "page": page}
+
+
+def upstream_page(page_id, title, widget_ids):
+    widgets = [{"id": wid, "type": "text", "content": {"text": title + " " + wid}} for wid in widget_ids]
+    return {"schemaVersion": 1, "kind": "page",
+            "page": {"id": page_id, "title": title, "sections": [{"id": "s0", "widgets": widgets}],
+                     "pagination": {"hasMore": False}}}
+
+
+class Upstream(BaseHTTPRequestHandler):
+    """A backend that speaks the contract, mostly: `broken` has a duplicate widget id."""
+    pages = {
+        "/v1/pages/upstreamonly": upstream_page("upstreamonly", "Only upstream", ["a", "b"]),
+        "/v1/pages/broken": upstream_page("broken", "Broken upstream", ["twice", "twice"]),
+        "/v1/pages/home": upstream_page("home", "Upstream home", ["hello"]),
+    }
+
+    def do_GET(self):
+        page = self.pages.get(self.path.split("?")[0])
+        body = json.dumps(page if page else {"type": "about:blank", "title": "Not found", "status": 404,
+                                              "code": "page_not_found"}).encode()
+        self.send_response(200 if page else 404)
+        self.send_header("Content-Type", "application/json" if page else "application/problem+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def start_server(arguments):
+    """Starts flow-bff with `arguments`; returns (process, base URL)."""
+    server = subprocess.Popen([EXECUTABLE, "serve"] + arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    base = None
+    deadline = time.time() + 30
+    while base is None and time.time() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        match = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
+        if match:
+            base = match.group(1)
+    if base is None:
+        server.kill()
+        raise SystemExit("flow-bff did not print its URL")
+    threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+    return server, base
+
+
+def proxy_checks(driver, wait, pages):
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    server, base = start_server(["--config", "config/default.json", "--pages", pages, "--port", "0",
+                                 "--upstream", "http://127.0.0.1:%d" % upstream.server_port])
+    try:
+        def open_page(query):
+            driver.get(base + "/__preview" + query)
+            wait.until(lambda d: d.execute_script("return window.flowPreview && window.flowPreview.ready"))
+
+        driver.get_log("browser")
+        open_page("?page=upstreamonly")
+        title = driver.execute_script("return document.querySelector('#screen .page-title')?.textContent")
+        check(title == "Only upstream", "proxy: an upstream-only page renders in the preview (%r)" % title)
+        wait.until(lambda d: "from upstream" in d.execute_script(
+            "return document.getElementById('requests').textContent"))
+        check(driver.execute_script("return window.flowPreview.errors") == [],
+              "proxy: zero JavaScript errors on an upstream page")
+        driver.save_screenshot(os.path.join(ARTIFACTS, "proxy-upstream-page.png"))
+        open_page("?page=broken")
+        panel = driver.execute_script("return document.getElementById('diagnostics').textContent")
+        check("duplicate_id" in panel and "/page/sections/0/widgets/1/id" in panel and "upstream answer" in panel,
+              "proxy: the upstream's duplicate id is in the diagnostics panel: %r" % panel[:200])
+        driver.save_screenshot(os.path.join(ARTIFACTS, "proxy-contract-violation.png"))
+        open_page("?page=home")
+        source = driver.execute_script("return document.querySelector('#controls select[name=source]')?.value")
+        check(source == "local", "proxy: the source control shows home's local file (%r)" % source)
+        driver.execute_script("""
+            const select = document.querySelector('#controls select[name=source]');
+            select.value = 'upstream'; select.dispatchEvent(new Event('change'));""")
+        wait.until(lambda d: d.execute_script(
+            "return window.flowPreview && window.flowPreview.ready"
+            " && document.querySelector('#screen .page-title')?.textContent === 'Upstream home'"))
+        source = driver.execute_script("return document.querySelector('#controls select[name=source]')?.value")
+        check(source == "upstream", "proxy: switched to the upstream, the preview shows its home (%r)" % source)
+        driver.save_screenshot(os.path.join(ARTIFACTS, "proxy-switched-to-upstream.png"))
+        driver.execute_script("""
+            const select = document.querySelector('#controls select[name=source]');
+            select.value = 'local'; select.dispatchEvent(new Event('change'));""")
+        wait.until(lambda d: d.execute_script(
+            "return window.flowPreview && window.flowPreview.ready"
+            " && document.querySelector('#screen .page-title')?.textContent !== 'Upstream home'"
+            " && document.querySelector('#controls select[name=source]')?.value === 'local'"))
+        check(True, "proxy: switched back to the local file")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        upstream.shutdown()
 
 
 def main():
@@ -490,6 +597,9 @@ def main():
         except subprocess.TimeoutExpired:
             dom = ""
         check('data-widget-id="qty.p-1042"' in dom, "chromium --headless --dump-dom of the cart with live=0 shows the cart")
+
+        # 9. The proxy in the preview.
+        proxy_checks(driver, wait, pages)
     finally:
         if driver is not None:
             driver.quit()

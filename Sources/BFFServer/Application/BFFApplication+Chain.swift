@@ -2,11 +2,12 @@ import HTTPCore
 
 /// The responder chains the server's listeners run, each link knowing only the next (Application/ResponderChain.swift).
 extension BFFApplication {
-    /// The public listener's chain: CORS (when an origin is allowed) → the mock backend (mock mode) → the browser
-    /// preview (when served) → the application's routes.
+    /// The public listener's chain: CORS (when an origin is allowed) → the mock backend (mock mode) → the proxy
+    /// (when `proxy.upstream` is set) → the browser preview (when served) → the application's routes.
     func publicResponder() -> EdgeResponder {
         var chain: any ChainResponder = RoutesResponder(router: makeRouter(), application: self)
         if configuration.servesPreview { chain = PreviewResponder(application: self, next: chain) }
+        if let proxy { chain = ProxyResponder(proxy: proxy, application: self, next: chain) }
         if let mock { chain = MockResponder(layer: MockLayer(application: self, mock: mock), next: chain) }
         let cors = CORSPolicy(configuration: configuration)
         if !cors.isEmpty { chain = CORSResponder(policy: cors, next: chain) }

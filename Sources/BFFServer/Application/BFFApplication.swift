@@ -19,7 +19,7 @@ public final class BFFApplication: Sendable {
     /// Every metric family `/metrics` writes: requests, providers and upstreams, actions and the idempotency store.
     let metricsRegistry = MetricsRegistry()
     /// Programmatic pages (Providers/): register with `providers.register(_:options:_:)`.
-    public let providers = PageProviders()
+    public let providers: PageProviders
     /// Api actions answered in Swift (Actions/): register with `actions.register(_:options:_:)`.
     public let actions = ActionHandlers()
     let log: Logger
@@ -38,6 +38,8 @@ public final class BFFApplication: Sendable {
     let tracer: Tracer?
     /// Where the tracer's spans are batched and exported; `nil` when tracing is off.
     public let spanExporter: OTLPSpanExporter?
+    /// Forwards what no local file or code answers to `proxy.upstream` (docs/proxy.md); `nil` when none is set.
+    let proxy: Proxy?
 
     /// - Parameters:
     ///   - configuration: the server's configuration (cursor keys, limits, logging, mock mode).
@@ -63,6 +65,13 @@ public final class BFFApplication: Sendable {
         }
         let mock = configuration.mock.enabled ? MockState(configuration: configuration.mock) : nil
         self.mock = mock
+        let providers = PageProviders()
+        self.providers = providers
+        proxy =
+            configuration.proxy.isEnabled
+            ? Proxy(
+                configuration: configuration.proxy, pages: configuration.pages, mock: mock != nil,
+                metrics: providers.upstreamMetrics, log: self.log) : nil
         let catalogLookup = CatalogLookup(providers: providers)
         let lookup: any PageLookup = mock.map { MockPageLookup(mock: $0, base: catalogLookup) } ?? catalogLookup
         let served = ServedSnapshot(CatalogSnapshot(catalog: catalog, cursors: cursors))
@@ -85,10 +94,11 @@ public final class BFFApplication: Sendable {
         reload.loaded(catalog)
         metrics.catalogLoaded(version: catalog.version, errors: catalog.diagnostics.errorCount)
         metricsRegistry.register { [unowned self] in metrics.families(openConnections: openConnectionCount) }
-        metricsRegistry.register { [unowned self] in providers.families }
+        metricsRegistry.register { [providers] in providers.families }
         metricsRegistry.register { [unowned self] in actions.families }
         metricsRegistry.register { [BuildInfo.family] + ProcessMetrics.families }
         metricsRegistry.register { [unowned self] in spanExporter?.families ?? [] }
+        metricsRegistry.register { [unowned self] in proxy?.families ?? [] }
     }
 
     /// The catalog being served.

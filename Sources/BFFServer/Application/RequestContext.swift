@@ -47,6 +47,8 @@ struct RequestContext: Sendable {
     let acceptLanguage: String?
     /// The request's server span when tracing is on and the request sampled (set by ``EdgeResponder``).
     var span: Span? = nil
+    /// Where the proxy notes what it forwarded, for the mock journal (set by the mock layer while a proxy runs).
+    var forwarding: ForwardingNote? = nil
 
     /// Reads `request`'s fields in one pass over its header section.
     /// - Parameter mock: whether the scenario is read (mock mode).

@@ -123,7 +123,9 @@ public struct PageCatalog: Sendable {
             guard let page = file.page else { continue }
             fileDiagnostics[name, default: []].append(
                 contentsOf: file.references.compactMap {
-                    $0.diagnostic(pages: declaredPages, actionNames: declaredActions)
+                    $0.diagnostic(
+                        pages: declaredPages, actionNames: declaredActions,
+                        remote: sources.defaults.referencesMayBeRemote)
                 })
             guard isUnchecked || !fileDiagnostics[name, default: []].containsErrors else { continue }
             pages[page.page.id] = page

@@ -57,16 +57,20 @@ struct PageReference: Sendable {
         return references
     }
 
-    /// The error when the target is not declared: an action not in `actionNames`, a page not in `pages`.
-    func diagnostic(pages: Set<String>, actionNames: Set<String>) -> Diagnostic? {
+    /// The error when the target is not declared: an action not in `actionNames`, a page not in `pages`. With
+    /// `remote` (a proxy's upstream serves what no local file declares), a warning that says so.
+    func diagnostic(pages: Set<String>, actionNames: Set<String>, remote: Bool = false) -> Diagnostic? {
+        let elsewhere = remote ? "; the proxy's upstream is asked for it" : ""
         switch target {
         case .action(let name) where !actionNames.contains(name):
             let hint = NearMiss.closest(to: name, among: actionNames).map { " (did you mean \($0)?)" } ?? ""
-            return .error(
-                "unknown_action_reference", path, widgetID: widgetID, "no page declares action \"\(name)\"\(hint)")
+            return Diagnostic(
+                severity: remote ? .warning : .error, code: "unknown_action_reference", path: path,
+                widgetID: widgetID, message: "no page declares action \"\(name)\"\(hint)\(elsewhere)")
         case .page(let pageID) where !pages.contains(pageID):
-            return .error(
-                "unknown_page_reference", path, widgetID: widgetID, "there is no page \"\(pageID)\" in the catalog")
+            return Diagnostic(
+                severity: remote ? .warning : .error, code: "unknown_page_reference", path: path, widgetID: widgetID,
+                message: "there is no page \"\(pageID)\" in the catalog\(elsewhere)")
         default:
             return nil
         }

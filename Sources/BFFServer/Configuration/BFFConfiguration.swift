@@ -19,6 +19,8 @@ public struct BFFConfiguration: Sendable, Hashable {
     public var preview = Preview()
     /// Distributed tracing over OTLP (docs/operations.md, "Tracing"); off unless enabled or `OTEL_*` says so.
     public var tracing = Tracing()
+    /// The proxy in front of a real backend (docs/proxy.md); off unless `proxy.upstream` is set.
+    public var proxy = Proxy()
 
     public init() {}
 
@@ -85,6 +87,10 @@ public struct BFFConfiguration: Sendable, Hashable {
         /// Action and effect types outside the built-ins that the apps handle; `x-` types are always accepted.
         /// Default `[]`.
         public var customActionTypes: [String] = []
+        /// Whether pages and actions no local file declares are served elsewhere — by the proxy's upstream, set
+        /// with `proxy.upstream` (docs/proxy.md): a reference to one is then a warning, not an error, so a folder
+        /// holding only the page being changed loads. Default false.
+        public var referencesMayBeRemote = false
 
         /// The authoring rule for types these settings give (PageModel's ``AuthoringTypes``).
         public var authoringTypes: AuthoringTypes {

@@ -3,12 +3,15 @@ import PageModel
 extension BFFApplication {
     /// What is wrong with each of `rules` that no request to this application can match: a rule for a page or
     /// action that does not exist (`/v1/pages/ordres`) would otherwise simulate nothing, silently. One message per
-    /// such rule, with the path meant when one is close; empty when every rule can match.
+    /// such rule, with the path meant when one is close; empty when every rule can match. Behind a proxy, rules for
+    /// pages and actions are not judged (the upstream may serve them).
     func unmatchedFaultRules(_ rules: [FaultRule]) -> [String] {
         guard !rules.isEmpty else { return [] }
         let routes = faultableRoutes()
         var messages: [String] = []
         for rule in rules {
+            // Behind a proxy, any page or action may exist upstream.
+            if proxy != nil, rule.path.hasPrefix("/v1/pages/") || rule.path.hasPrefix("/v1/actions/") { continue }
             let matched = routes.contains { route in
                 route.methods.contains { rule.matches(method: $0, path: route.path) }
                     || (route.path.contains("*") && (rule.method.map(route.methods.contains) ?? true)

@@ -7,6 +7,8 @@ import HTTPCore
 struct JournalDraft: Sendable {
     let journal: RequestJournal
     var entry: JournalEntry
+    /// What the proxy forwarded for this request (``ForwardingNote``), read when the entry is recorded.
+    var forwarding: ForwardingNote? = nil
 
     /// - Parameters:
     ///   - bodyLimit: bytes of the body kept (`mock.journalBodyBytes`).
@@ -49,6 +51,9 @@ struct JournalDraft: Sendable {
         var entry = entry
         entry.status = status
         entry.responseBytes = responseBytes
+        if let forwarding {
+            (entry.upstream, entry.contract) = forwarding.recorded
+        }
         journal.append(entry)
     }
 }

@@ -63,6 +63,7 @@ extension MockLayer {
                 self.mock.journal.clear()
                 return Self.adminJSON(["cleared": true])
             })
+        addProxyRoutes(to: &router)
         for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
             router.add(method, "/__admin/echo", adminRoute("admin.echo") { Self.echo($0) })
         }
@@ -145,6 +146,7 @@ extension MockLayer {
         }
         mock.sessions.removeAll()
         mock.runtimeRules.withLock { $0 = [] }
+        application.proxy?.resetSources()
         mock.journal.clear()
         mock.counter.store(0, ordering: .relaxed)
         mock.sessionDraws.withLock { $0.removeAll() }
@@ -400,6 +402,10 @@ extension MockLayer {
         if let scenario = entry.scenario { object["scenario"] = .string(scenario) }
         if let code = entry.problemCode { object["problem"] = .string(code) }
         if let detail = entry.detail { object["detail"] = .string(detail) }
+        if let upstream = entry.upstream {
+            object["upstream"] = .string(upstream)
+            object["contract"] = .array(entry.contract.map(\.json))
+        }
         if !entry.body.isEmpty {
             // JSON bodies as JSON, other UTF-8 text as a string, anything else base64.
             if !entry.bodyTruncated, let json = try? JSONParser().parse(entry.body) {

@@ -42,6 +42,12 @@ final class MockLayer: Sendable {
         var draft = JournalDraft(
             request, session: context.validSession, journal: mock.journal,
             bodyLimit: mock.configuration.journalBodyBytes, redacting: redactedHeaders)
+        var context = context
+        if application.proxy != nil {
+            // The proxy notes what it forwarded and what the contract check found, for this entry.
+            context.forwarding = ForwardingNote()
+            draft.forwarding = context.forwarding
+        }
         var decision = FaultDecision()
         do {
             let header = try request.headers[FlowHeader.mock].map(FaultSpec.parse)

@@ -1,3 +1,4 @@
+import PageModel
 import Synchronization
 
 /// One request as the mock backend saw it.
@@ -29,6 +30,10 @@ public struct JournalEntry: Sendable {
     /// For problem answers: the `code` and `detail` (a 404's near miss: "Did you mean …?").
     public var problemCode: String?
     public var detail: String?
+    /// The URL the proxy forwarded the request to (docs/proxy.md); `nil` when it was answered locally.
+    public var upstream: String? = nil
+    /// The contract findings on the upstream's answer (code, JSON pointer, message); empty when it obeyed.
+    public var contract: [Diagnostic] = []
 }
 
 /// A bounded ring of recent requests that counts what it dropped.

@@ -64,6 +64,9 @@ public struct UpstreamResponse: Sendable {
 
     /// The first value of the field `name` (case-insensitive).
     public func header(_ name: String) -> String? { fields.header(name) }
+
+    /// Every header field as received, in order (repeated fields repeated).
+    public var headerFields: [(name: String, value: String)] { fields.headers }
 }
 
 /// A failed upstream call: `upstream_timeout`, `upstream_unavailable` (no connection, a connection lost or an
@@ -140,7 +143,33 @@ public final class UpstreamClient: Sendable {
         _ method: String, _ path: String, query: [String: String] = [:], body: [UInt8]? = nil,
         headers: [String: String] = [:], requestID: String? = nil, traceContext: TraceContext? = nil
     ) async throws(UpstreamError) -> UpstreamResponse {
-        var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        try await exchange(
+            method, url: url(path, query: query), body: body,
+            fields: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }, requestID: requestID,
+            traceContext: traceContext, passesStatus: false)
+    }
+
+    /// Sends `method` to `baseURL + target` (an origin-form request target, `/path?query`, sent as it is) with
+    /// `fields` in order, and returns the upstream's answer whatever its status: the proxy's call (Proxy/). Retries
+    /// like ``send(_:_:query:body:headers:requestID:traceContext:)``: idempotent methods after a transport error
+    /// or a 502, 503 or 504 (the last answer is returned).
+    /// - Throws: ``UpstreamError`` when no answer came (`upstream_timeout`, `upstream_unavailable`).
+    func forward(
+        _ method: String, target: String, body: [UInt8]?, fields: [(name: String, value: String)],
+        requestID: String?, traceContext: TraceContext?
+    ) async throws(UpstreamError) -> UpstreamResponse {
+        precondition(target.hasPrefix("/"), "an origin-form request target")
+        return try await exchange(
+            method, url: base + target, body: body, fields: fields, requestID: requestID, traceContext: traceContext,
+            passesStatus: true)
+    }
+
+    /// One call, its attempts and backoffs; with `passesStatus`, a non-2xx answer is returned instead of thrown.
+    private func exchange(
+        _ method: String, url: String, body: [UInt8]?, fields: [(name: String, value: String)], requestID: String?,
+        traceContext: TraceContext?, passesStatus: Bool
+    ) async throws(UpstreamError) -> UpstreamResponse {
+        var fields = fields
         // The calling request's upstream time (the access log's upstreamMs), read before the first suspension.
         let timer = UpstreamTimer.current
         if let requestID { fields.append(("X-Request-ID", requestID)) }
@@ -151,7 +180,7 @@ public final class UpstreamClient: Sendable {
             if let tracestate = traceContext.tracestate { fields.append(("tracestate", tracestate)) }
         }
         var request = HTTPClientRequest(
-            method: method, url: url(path, query: query), headers: fields, body: body, timeout: configuration.timeout,
+            method: method, url: url, headers: fields, body: body, timeout: configuration.timeout,
             limit: limit)
         let idempotent = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method)
         let attempts = idempotent ? 1 + max(0, configuration.retries) : 1
@@ -186,6 +215,8 @@ public final class UpstreamClient: Sendable {
                 lastError = UpstreamError(
                     upstream: configuration.name, code: "upstream_status",
                     message: "answered \(response.status)", status: response.status)
+                let retried = [502, 503, 504].contains(response.status) && attempt + 1 < attempts
+                if passesStatus && !retried { return UpstreamResponse(response) }
                 guard [502, 503, 504].contains(response.status) else { throw lastError }
             case .failure(let error):
                 let upstreamError = UpstreamError(error, upstream: configuration.name)

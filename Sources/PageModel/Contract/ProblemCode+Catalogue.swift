@@ -60,9 +60,14 @@ extension ProblemCode {
         "invalid_client_header", 400, "Invalid client header", .contract, "a malformed X-Flow-Client header")
     public static let upstreamUnavailable = ProblemCode(
         "upstream_unavailable", 502, "Upstream unavailable", .contract,
-        "a page provider's or action handler's required upstream failed")
+        "a page provider's or action handler's required upstream, or the proxy's upstream, failed")
     public static let upstreamTimeout = ProblemCode(
         "upstream_timeout", 504, "Upstream timeout", .contract, "a required upstream missed its timeout")
+    public static let proxyRefused = ProblemCode(
+        "proxy_refused", 400, "Proxy request refused", .contract,
+        "an absolute-form request target: the proxy forwards only to its configured upstream")
+    public static let proxyLoop = ProblemCode(
+        "proxy_loop", 508, "Proxy loop", .contract, "a request that already passed through this proxy")
     public static let providerTimeout = ProblemCode(
         "provider_timeout", 504, "Provider timeout", .contract, "a page provider as a whole missed its timeout")
     public static let invalidProviderPage = ProblemCode(
@@ -189,7 +194,7 @@ extension ProblemCode {
         unsupportedMediaType, unknownAction, unknownWidget, undeclaredEvent, invalidIdempotencyKey,
         idempotencyKeyInUse, idempotencyKeyReused, idempotencyStoreUnavailable, actionTimeout, invalidActionValue,
         invalidActionResponse, methodNotAllowed, notFound, notReady, invalidClientHeader, upstreamUnavailable,
-        upstreamTimeout, providerTimeout, invalidProviderPage, internalError, pageFileInvalid,
+        upstreamTimeout, proxyRefused, proxyLoop, providerTimeout, invalidProviderPage, internalError, pageFileInvalid,
         invalidSession, unknownSession, unknownScenario, invalidMockHeader, simulatedFault, invalidQuery,
         adminForbidden, crossSiteRefused, adminHeaderRequired, hostNotAllowed, unknownPreviewAsset, bareCR, bareLF,
         obsFold, whitespaceBeforeColon, invalidFieldName, invalidFieldValue, invalidRequestLine, invalidMethod,

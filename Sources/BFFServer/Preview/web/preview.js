@@ -54,8 +54,12 @@ async function getJSON(url, options) {
   const text = new TextDecoder().decode(bytes);
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (error) { body = { detail: text }; }
-  if (row) logRequest(Object.assign(row, { status: response.status, bytes: bytes.byteLength,
-    problem: response.ok ? undefined : body?.code }));
+  if (row) {
+    const source = response.headers.get("X-Flow-Source") || undefined;
+    logRequest(Object.assign(row, { status: response.status, bytes: bytes.byteLength, source,
+      problem: response.ok ? undefined : body?.code }));
+    noteContract(url, response.headers.get("X-Flow-Contract"));
+  }
   if (!response.ok) {
     const problem = body || {};
     throw new Error(response.status + " " + (problem.code || "") + ": " + (problem.detail || problem.title || ""));
@@ -334,6 +338,19 @@ function render(view) {
   drawDiagnostics();
 }
 
+// A proxied answer's contract check (X-Flow-Contract, docs/proxy.md): "ok", or "N errors, M warnings; code
+// /pointer; …" with the errors first — each listed finding becomes a diagnostic naming the request.
+function noteContract(url, summary) {
+  if (!summary || summary === "ok") return;
+  const [counts, ...findings] = summary.split("; ");
+  const errors = parseInt(counts, 10) || 0;
+  findings.forEach((finding, index) => {
+    const [code, pointer] = finding.split(" ");
+    note(index < errors ? "error" : "warning", code, "upstream answer to " + url + " at " + (pointer || "/"));
+  });
+  if (findings.length === 0) note("warning", "upstream_contract", url + ": " + counts);
+}
+
 function note(severity, code, message) {
   if (!diagnostics.some((d) => d.code === code && d.message === message)) diagnostics.push({ severity, code, message });
 }
@@ -397,6 +414,49 @@ function drawControls(catalog) {
   applyTheme();
   systemDark.addEventListener("change", applyTheme);
   document.getElementById("phone").style.width = (parseInt(choice.width, 10) || 390) + "px";
+}
+
+// The proxy (docs/proxy.md): where the shown page comes from — its local file or the upstream — switched through
+// the admin API, and any other page id opened by name (upstream pages are not in the local index).
+async function drawProxyControls() {
+  let proxy;
+  try { proxy = await getJSON("/__admin/proxy"); } catch (error) { return; }
+  if (!proxy.enabled) return;
+  preview.proxy = proxy;
+  const nav = document.getElementById("index");
+  nav.append(el("h3", "", "upstream"));
+  const open = el("form", "open-page");
+  const input = el("input");
+  input.name = "page";
+  input.placeholder = "page id";
+  input.size = 12;
+  open.append(input, el("button", "", "open"));
+  open.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (input.value) location.href = linkFor({ page: input.value, scenario: "" });
+  });
+  nav.append(open, el("p", "hint", "Pages without a local file come from " + proxy.upstream + "."));
+  if (!choice.page) return;
+  const state = proxy.pages[choice.page];
+  const label = el("label", "", "source ");
+  const select = el("select");
+  select.name = "source";
+  select.append(new Option("local file", "local"), new Option("upstream", "upstream"));
+  select.options[0].disabled = !state?.localFile;
+  select.value = state?.source || "upstream";
+  label.append(select);
+  document.getElementById("controls").append(label);
+  select.addEventListener("change", async () => {
+    try {
+      await getJSON("/__admin/proxy/pages/" + encodeURIComponent(choice.page), {
+        method: "PUT", body: JSON.stringify({ source: select.value }),
+        headers: { "Content-Type": "application/json", "X-Flow-Admin": "1" },
+      });
+      location.reload();
+    } catch (error) {
+      toast("switch failed: " + error.message);
+    }
+  });
 }
 
 // MARK: live reload (server-sent events from /__preview/events) and the journal (mock mode: /__admin, polled)
@@ -465,6 +525,7 @@ function drawRequests() {
     }
     if (row.faults?.length) notes.push("fault " + row.faults.join(" "));
     if (row.scenario) notes.push("scenario " + row.scenario);
+    if (row.source) notes.push("from " + row.source);
     const status = row.status === undefined ? "" : " → " + row.status + (row.problem ? " " + row.problem : "");
     const item = el("li", row.status === 0 || row.status >= 400 ? "error" : "",
       row.method + " " + target + status + " · " + notes.join(", "));
@@ -521,6 +582,7 @@ async function start() {
   preview.catalog = catalog;
   drawIndex(catalog);
   drawControls(catalog);
+  if (catalog.mock) await drawProxyControls();
   const screen = document.getElementById("screen");
   if (!choice.page) {
     screen.replaceChildren(el("div", "page-title", "Pick a page"),
