@@ -1,9 +1,11 @@
 import BFFServer
 import BFFTesting
+import Dispatch
 import Foundation
 import HTTPCore
 import HTTPTesting
 import PageModel
+import Synchronization
 import Testing
 
 /// The proxy in front of a real backend, end to end: a second flow-bff in its production configuration is the
@@ -207,6 +209,73 @@ import Testing
                 }
             }
         }
+    }
+
+    /// An upstream that keeps the header fields of each request it gets and answers a one-section page; a path
+    /// ending in `slow` is answered after 1.5 s (from a timer, no thread held).
+    final class EchoUpstream: HTTPResponder {
+        let received = Mutex<[(target: String, fields: [(name: String, value: String)])]>([])
+
+        func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
+            let target = request.target
+            received.withLock { $0.append((target, request.headers.map { ($0.name, $0.value) })) }
+            let page = Array(
+                #"{"schemaVersion": 1, "kind": "page", "page": {"id": "echo", "title": "Echo", "sections": []}}"#.utf8)
+            guard target.hasSuffix("slow") else { return .response(.json(page)) }
+            return .deferred { promise in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { promise.succeed(.json(page)) }
+            }
+        }
+
+        /// The value of `name` in the last request for `target`.
+        func field(_ name: String, of target: String) -> String? {
+            received.withLock { requests in
+                requests.last { $0.target == target }?.fields.first { $0.name.lowercased() == name.lowercased() }?
+                    .value
+            }
+        }
+    }
+
+    @Test func whatTheDeviceSentIsForwardedAndASlowUpstreamIsA504() async throws {
+        let echo = EchoUpstream()
+        let upstream = HTTPServer(
+            configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), logger: HTTPNoopLogSink(),
+            responder: echo)
+        try upstream.start()
+        let local = try Self.localPages()
+        let shortTimeout: (inout BFFConfiguration) -> Void = { $0.proxy.timeoutSeconds = 0.5 }
+        var failure: (any Error)?
+        do {
+            try await Self.withProxy(to: "http://127.0.0.1:\(upstream.port)", pages: local, edit: shortTimeout) {
+                proxy in
+                let http = HTTPTestClient(port: proxy.port)
+                let sent: [(String, String)] = [
+                    ("X-Flow-Client", "ios/3.2.0"), ("Accept-Language", "de-DE"), ("Authorization", "Bearer t0ken"),
+                    ("X-Request-ID", "device-request-1"), ("X-Flow-Session", "s-1"), ("X-Flow-Mock", "latency=1ms"),
+                    ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"),
+                ]
+                let answer = try await http.get("/v1/pages/echo?productID=p%2D1&b=2", headers: sent)
+                #expect(answer.status == 200)
+                let target = "/v1/pages/echo?productID=p%2D1&b=2"
+                #expect(echo.field("X-Flow-Client", of: target) == "ios/3.2.0")
+                #expect(echo.field("Accept-Language", of: target) == "de-DE")
+                #expect(echo.field("Authorization", of: target) == "Bearer t0ken")
+                #expect(echo.field("X-Request-ID", of: target) == "device-request-1")
+                #expect(echo.field("X-Flow-Session", of: target) == "s-1")
+                #expect(echo.field("Via", of: target) == "1.1 flow-bff")
+                #expect(echo.field("Host", of: target) == "127.0.0.1:\(upstream.port)", "the upstream's own Host")
+                #expect(echo.field("X-Flow-Mock", of: target) == nil, "the mock's controls stay behind")
+                #expect(echo.field("X-Hop", of: target) == nil, "a field Connection names is hop-by-hop")
+                let slow = try await http.get("/v1/pages/slow")
+                #expect(slow.status == 504)
+                #expect(try json(slow)["code"] == "upstream_timeout")
+            }
+        } catch {
+            failure = error
+        }
+        upstream.shutdown()
+        await upstream.stoppedAsync()
+        if let failure { throw failure }
     }
 
     @Test func anUnreachableUpstreamIsA502NamingIt() async throws {
