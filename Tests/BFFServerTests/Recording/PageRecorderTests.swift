@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTesting
 import PageModel
+import Synchronization
 import Testing
 
 @testable import BFFServer
@@ -297,5 +299,37 @@ import Testing
         #expect(file.contains(#""scenario": "productID-p-2210_ref-feed""#))
         #expect(
             file.range(of: "p/2210")!.lowerBound < file.range(of: "p-1042\" }")!.lowerBound, "more parameters first")
+    }
+
+    @Test func recordingsFromConcurrentThreadsAreSerialisedAndAllKept() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recorder = PageRecorder(directory: folder)
+        let failures = Mutex<[String]>([])
+        // Eight threads of Dispatch's own, not the concurrency pool's, each recording a page and then its answer.
+        try await BlockingThread.run("concurrent recordings") {
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                let id = "p\(index)"
+                let button =
+                    #"[{"id": "go", "type": "button", "content": {"title": "Go"}, "actions": {"tap": {"type": "api", "name": "\#(id).go"}}}]"#
+                let answer =
+                    #"{"schemaVersion": 1, "kind": "actionResponse", "effects": [{"type": "toast", "message": "\#(id)"}]}"#
+                do {
+                    try recorder.recordPage(
+                        pageID: id, parameters: [:],
+                        chunks: Self.chunks(id: id, sections: [Self.section("s", widgets: button)], size: 5))
+                    try recorder.recordAction(name: "\(id).go", body: Array(answer.utf8), pageHint: nil)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let catalog = PageCatalog.load(directory: folder.path)
+        #expect(!catalog.diagnostics.containsErrors)
+        #expect(catalog.pageIDs == (0..<8).map { "p\($0)" })
+        for index in 0..<8 {
+            #expect(catalog.actions["p\(index).go"]?.response.effects == [.toast(message: "p\(index)")])
+        }
     }
 }
