@@ -94,11 +94,12 @@ enum ImportReportText {
         }
         let pages = report.imported.count { $0.subject.hasPrefix("page ") }
         let failures = report.skipped.count { $0.isFailure }
+        let skipped = report.skipped.count - failures
         var summary =
             "\(file): \(counted(pages, "page")), \(counted(report.imported.count - pages, "action")) imported, "
-            + "\(counted(report.skipped.count - failures, "entry")) skipped, \(counted(failures, "failure"))"
+            + "\(skipped) \(skipped == 1 ? "entry" : "entries") skipped, \(counted(failures, "failure"))"
         if report.imported.isEmpty && failures == 0 { summary += "; nothing to import" }
-        lines.append((summary.replacingOccurrences(of: "entrys", with: "entries"), failures > 0))
+        lines.append((summary, failures > 0))
         return lines
     }
 }
