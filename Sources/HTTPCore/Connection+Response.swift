@@ -156,7 +156,8 @@ extension Connection {
                 bodyBytes: bodyLength, gzip: gzip || preparedGzip, remoteAddress: info.remoteAddress,
                 durationNanoseconds: info.start == 0 ? 0 : System.monotonicNanoseconds() &- info.start,
                 route: response.route, requestID: response.requestID, loop: loop.index,
-                annotations: response.annotations, requestHeaders: info.headers, trace: response.observer?.trace)
+                annotations: response.annotations, requestHeaders: info.headers, trace: response.observer?.trace,
+                startMonotonicNanoseconds: info.start)
             if loop.wantsAccessLog { loop.logger.access(entry) }
             response.observer?.responseSent(entry)
         }

@@ -34,6 +34,12 @@ public struct HTTPAccessLogEntry: Sendable {
     public var requestHeaders = HTTPFields()
     /// The ids of the span that answered, when traced (``HTTPResponseObserver/trace``).
     public var trace: HTTPTraceIDs? = nil
+    /// When that event-loop wake-up was, on ``monotonicNanoseconds()``'s clock (0 when unknown): an observer that
+    /// reads the clock after the entry was made knows how long ago the request arrived, however late it runs.
+    public var startMonotonicNanoseconds: UInt64 = 0
+
+    /// The monotonic clock the server measures ``durationNanoseconds`` and ``startMonotonicNanoseconds`` with.
+    public static func monotonicNanoseconds() -> UInt64 { System.monotonicNanoseconds() }
 }
 
 extension HTTPAccessLogEntry {

@@ -240,10 +240,11 @@ import Testing
             #expect(error?.kind == expected, "\(ending): \(error?.message ?? "")")
             upstream.finish()
         }
-        let refused = try ScriptedUpstream.closedPort()
+        let refusing = try RefusingPort()
         let error = await #expect(throws: HTTPClientError.self) {
-            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(refused)/x"))
+            try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(refusing.port)/x"))
         }
+        withExtendedLifetime(refusing) {}
         #expect(error?.kind == .connect)
         #expect(error?.message.contains(" ms") == false, "no timings in the message: \(error?.message ?? "")")
     }
@@ -409,13 +410,6 @@ final class ScriptedUpstream: Sendable {
     }
 
     deinit { close(fd) }
-
-    /// A port nothing listens on (bound, then closed).
-    static func closedPort() throws -> Int {
-        let (fd, port) = try listening()
-        close(fd)
-        return port
-    }
 
     private static func listening() throws -> (Int32, Int) {
         let fd = Platform.socket(family: AF_INET, nonBlocking: false)

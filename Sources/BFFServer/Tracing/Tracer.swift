@@ -102,8 +102,14 @@ extension Span: HTTPResponseObserver {
             let route = entry.route.flatMap(ServerRoute.named)
             if let route { data.name = route.spanName(entry.method) }
             data.http = HTTPServerSpanFields(entry, path: path ?? "", route: route)
-            // It started when the loop woke for the request's bytes (HTTPCore's duration): no clock read at the start.
-            data.startNanoseconds = data.endNanoseconds &- min(entry.durationNanoseconds, data.endNanoseconds)
+            // It started when the loop woke for the request's bytes: no clock read at the start. The time since then
+            // is read now, after the end time, so a thread preempted between HTTPCore's entry and this line cannot
+            // move the start past the spans inside it.
+            let elapsed =
+                entry.startMonotonicNanoseconds == 0
+                ? entry.durationNanoseconds
+                : HTTPAccessLogEntry.monotonicNanoseconds() &- entry.startMonotonicNanoseconds
+            data.startNanoseconds = data.endNanoseconds &- min(elapsed, data.endNanoseconds)
             if entry.status >= 500 { data.status = .error("HTTP \(entry.status)") }
         }
     }

@@ -280,8 +280,9 @@ import Testing
 
     @Test func anUnreachableUpstreamIsA502NamingIt() async throws {
         let local = try Self.localPages()
-        // A port nothing listens on: bound, then closed.
-        let port = try await withTestServer(configuration: mockConfiguration()) { $0.port }
+        // A port nothing listens on, held for the whole test.
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let shortTimeout: (inout BFFConfiguration) -> Void = { $0.proxy.timeoutSeconds = 2 }
         try await Self.withProxy(to: "http://127.0.0.1:\(port)", pages: local, edit: shortTimeout) { proxy in
             let http = HTTPTestClient(port: proxy.port)
@@ -292,5 +293,6 @@ import Testing
             #expect(problem["detail"]?.stringValue?.contains("http://127.0.0.1:\(port)") == true)
             #expect(try json(try await http.get("/v1/pages/home"))["page"]?["title"] == "local home")
         }
+        withExtendedLifetime(refusing) {}
     }
 }
