@@ -17,7 +17,10 @@ document, and the preview itself, under its Content-Security-Policy, kept workin
 Last, the proxy (docs/proxy.md): a second flow-bff with `--upstream` in front of a small upstream (this script's
 own HTTP server, which can send what a flow-bff never would — a duplicate widget id): an upstream-only page renders
 and its request is marked "from upstream", the upstream's contract violation is listed in the diagnostics panel
-with its code and pointer, and the source control switches a local page to the upstream and back.
+with its code and pointer, and the source control switches a local page to the upstream and back. Before that, a
+HAR 1.2 capture of the preview scrolling feed to its end and firing an action, built from Chromium's own DevTools
+network events and response bodies, is checked against HAR 1.2's required fields and imported with
+`flow-bff import har`; `flow-bff check` accepts the folder and feed has every section.
 Screenshots of each page go to the artifacts directory (argv[2], default .build/preview-screenshots).
 
 Usage: preview_test.py FLOW_BFF_EXECUTABLE [ARTIFACTS_DIR]
@@ -80,6 +83,127 @@ def gallery_page(types):
         widgets.append(widget)
     page = {"id": "gallery", "title": "Widget gallery", "sections": [{"id": "all", "widgets": widgets}]}
     return {"schemaVersion": 1, "kind": "page", "page": page}
+
+
+def har_from_devtools(driver, base):
+    """A HAR 1.2 log of the /v1/ requests in Chromium's performance log (DevTools Network events), with the bodies
+    read through the DevTools protocol while the page is still open."""
+    requests, responses, finished = {}, {}, set()
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        params = message.get("params", {})
+        if message["method"] == "Network.requestWillBeSent":
+            requests[params["requestId"]] = params
+        elif message["method"] == "Network.responseReceived":
+            responses[params["requestId"]] = params
+        elif message["method"] == "Network.loadingFinished":
+            finished.add(params["requestId"])
+    entries = []
+    for request_id, sent in requests.items():
+        request = sent["request"]
+        if not request["url"].startswith(base + "/v1/") or request_id not in responses or request_id not in finished:
+            continue
+        response = responses[request_id]["response"]
+        body = driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": request_id})
+        parsed = urllib.parse.urlsplit(request["url"])
+        har_request = {
+            "method": request["method"], "url": request["url"], "httpVersion": "HTTP/1.1", "cookies": [],
+            "headers": [{"name": k, "value": v} for k, v in request.get("headers", {}).items()],
+            "queryString": [{"name": k, "value": v} for k, v in urllib.parse.parse_qsl(parsed.query)],
+            "headersSize": -1, "bodySize": len(request.get("postData", "").encode()),
+        }
+        if request.get("postData") is not None:
+            har_request["postData"] = {"mimeType": "application/json", "text": request["postData"]}
+        text = body["body"]
+        entries.append({
+            "startedDateTime": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(sent["wallTime"])),
+            "time": 0, "request": har_request,
+            "response": {
+                "status": response["status"], "statusText": response.get("statusText", ""), "httpVersion": "HTTP/1.1",
+                "cookies": [], "headers": [{"name": k, "value": v} for k, v in response.get("headers", {}).items()],
+                "content": dict({"size": len(text), "mimeType": response.get("mimeType", ""), "text": text},
+                                **({"encoding": "base64"} if body.get("base64Encoded") else {})),
+                "redirectURL": "", "headersSize": -1, "bodySize": -1,
+            },
+            "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0},
+        })
+    return {"log": {"version": "1.2", "creator": {"name": "chromium-devtools", "version": "1"}, "entries": entries}}
+
+
+def har_problems(har):
+    """What a HAR 1.2 log lacks of the specification's required fields (http://www.softwareishard.com/blog/har-12-spec/)."""
+    problems = []
+    log = har.get("log", {})
+    for field in ("version", "creator", "entries"):
+        if field not in log:
+            problems.append("log." + field)
+    for index, entry in enumerate(log.get("entries", [])):
+        for field in ("startedDateTime", "time", "request", "response", "cache", "timings"):
+            if field not in entry:
+                problems.append("entries[%d].%s" % (index, field))
+        for field in ("method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"):
+            if field not in entry.get("request", {}):
+                problems.append("entries[%d].request.%s" % (index, field))
+        for field in ("status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL",
+                      "headersSize", "bodySize"):
+            if field not in entry.get("response", {}):
+                problems.append("entries[%d].response.%s" % (index, field))
+        for field in ("size", "mimeType"):
+            if field not in entry.get("response", {}).get("content", {}):
+                problems.append("entries[%d].response.content.%s" % (index, field))
+        for field in ("send", "wait", "receive"):
+            if field not in entry.get("timings", {}):
+                problems.append("entries[%d].timings.%s" % (index, field))
+    return problems
+
+
+def har_checks(driver, wait, base, expected_sections):
+    driver.get_log("performance")  # drop what earlier sections logged
+    driver.get(base + "/__preview?page=feed&live=0")
+    wait.until(lambda d: d.execute_script("return window.flowPreview && window.flowPreview.ready"))
+    for _ in range(200):
+        if driver.execute_script("return document.querySelector('#screen .end') !== null"):
+            break
+        driver.execute_script("const s = document.getElementById('screen'); s.scrollTop = s.scrollHeight;")
+        time.sleep(0.05)
+    har = har_from_devtools(driver, base)
+    # A second page, in a session of its own: the cart and one stepper action (bodies are read before leaving).
+    driver.get(base + "/__preview?page=cart&live=0&session=har-capture")
+    wait.until(lambda d: d.execute_script("return window.flowPreview && window.flowPreview.ready"))
+    driver.find_element(By.CSS_SELECTOR, "[data-widget-id='qty.p-1042'] button.plus").click()
+    wait.until(lambda d: d.execute_script(
+        "return document.getElementById('requests').textContent.includes('/v1/actions/cart.setQuantity → 200')"))
+    har["log"]["entries"] += har_from_devtools(driver, base)["log"]["entries"]
+    check(any(e["request"]["method"] == "POST" and "/v1/actions/cart.setQuantity" in e["request"]["url"]
+              and "postData" in e["request"] for e in har["log"]["entries"]),
+          "HAR: the capture holds the cart's stepper action with its body")
+    chunks = [e for e in har["log"]["entries"] if "/v1/pages/feed" in e["request"]["url"]]
+    check(len(chunks) > 1, "HAR: Chromium's capture holds feed's first load and its next chunks (%d)" % len(chunks))
+    problems = har_problems(har)
+    check(problems == [], "HAR: the capture has HAR 1.2's required fields (missing: %s)" % problems[:5])
+    directory = tempfile.mkdtemp(prefix="flow-bff-har-")
+    try:
+        capture = os.path.join(directory, "capture.har")
+        with open(capture, "w") as file:
+            json.dump(har, file)
+        shutil.copy(capture, os.path.join(ARTIFACTS, "chromium-capture.har"))
+        imported = subprocess.run([EXECUTABLE, "import", "har", capture, "--pages", os.path.join(directory, "pages")],
+                                  capture_output=True, text=True, timeout=60)
+        check(imported.returncode == 0, "HAR: flow-bff import har exits 0: %s %s" % (imported.stdout[-300:],
+                                                                                      imported.stderr[-300:]))
+        checked = subprocess.run([EXECUTABLE, "check", os.path.join(directory, "pages")], capture_output=True,
+                                 text=True, timeout=60)
+        check(checked.returncode == 0, "HAR: flow-bff check accepts the imported folder: %s" % checked.stderr[-300:])
+        with open(os.path.join(directory, "pages", "feed.json")) as file:
+            feed = json.load(file)
+        check(len(feed["page"]["sections"]) == expected_sections,
+              "HAR: the imported feed has all %d sections (%d)" % (expected_sections, len(feed["page"]["sections"])))
+        with open(os.path.join(directory, "pages", "cart.json")) as file:
+            cart = json.load(file)
+        check("cart.setQuantity" in cart.get("server", {}).get("actions", {}),
+              "HAR: the stepper's answer is recorded in cart.json's server.actions")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def upstream_page(page_id, title, widget_ids):
@@ -221,7 +345,8 @@ def main():
                          "--host-resolver-rules=MAP evil.example 127.0.0.1"]:
             options.add_argument(argument)
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        # performance: the DevTools network events the HAR capture (section 9) is built from.
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
         service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
         driver = webdriver.Chrome(options=options, service=service)
         driver.set_page_load_timeout(TIMEOUT)
@@ -598,7 +723,10 @@ def main():
             dom = ""
         check('data-widget-id="qty.p-1042"' in dom, "chromium --headless --dump-dom of the cart with live=0 shows the cart")
 
-        # 9. The proxy in the preview.
+        # 9. A HAR captured by Chromium's DevTools imports to page files.
+        har_checks(driver, wait, base, expected)
+
+        # 10. The proxy in the preview.
         proxy_checks(driver, wait, pages)
     finally:
         if driver is not None:
