@@ -14,6 +14,14 @@ public final class RefusingPort: Sendable {
     private let fd: Int32
 
     public init() throws {
+        (fd, port) = try Self.bindLoopback()
+    }
+
+    deinit { close(fd) }
+
+    /// A blocking TCP socket bound to `127.0.0.1` on a free port, not listening yet, and that port; the caller
+    /// closes it.
+    public static func bindLoopback() throws -> (fd: Int32, port: Int) {
         let fd = Platform.socket(family: AF_INET, nonBlocking: false)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -28,9 +36,6 @@ public final class RefusingPort: Sendable {
             if fd >= 0 { close(fd) }
             throw HTTPTestClient.ClientError(description: "could not bind a loopback port")
         }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
-
-    deinit { close(fd) }
 }

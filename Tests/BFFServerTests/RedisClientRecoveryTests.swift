@@ -22,19 +22,7 @@ import Testing
         let port: Int
 
         init() throws {
-            let fd = Platform.socket(family: AF_INET, nonBlocking: false)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-                }
-            }
-            try #require(fd >= 0 && bound)
-            self.fd = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
+            (fd, port) = try RefusingPort.bindLoopback()
         }
 
         deinit { close(fd) }

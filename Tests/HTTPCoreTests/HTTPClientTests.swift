@@ -412,18 +412,9 @@ final class ScriptedUpstream: Sendable {
     deinit { close(fd) }
 
     private static func listening() throws -> (Int32, Int) {
-        let fd = Platform.socket(family: AF_INET, nonBlocking: false)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        try #require(fd >= 0 && bound && listen(fd, 4) == 0)
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        let (fd, port) = try RefusingPort.bindLoopback()
+        try #require(listen(fd, 4) == 0)
+        return (fd, port)
     }
 }
 

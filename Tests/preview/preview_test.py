@@ -251,6 +251,7 @@ def start_server(arguments):
     if base is None:
         server.kill()
         raise SystemExit("flow-bff did not print its URL")
+    # Drain the rest of the server's output so it never blocks on a full pipe.
     threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
     return server, base
 
@@ -312,25 +313,9 @@ def main():
     pages = tempfile.mkdtemp(prefix="flow-bff-preview-")
     shutil.copytree("pages", pages, dirs_exist_ok=True)
     catalog_types = None
-    server = subprocess.Popen(
-        [EXECUTABLE, "serve", "--config", "config/default.json", "--pages", pages, "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, base = start_server(["--config", "config/default.json", "--pages", pages, "--port", "0"])
     driver = None
     try:
-        base = None
-        deadline = time.time() + 30
-        while base is None and time.time() < deadline:
-            line = server.stdout.readline()
-            if not line:
-                break
-            match = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
-            if match:
-                base = match.group(1)
-        if base is None:
-            raise SystemExit("flow-bff did not print its URL")
-        # Drain the rest of the server's output so it never blocks on a full pipe.
-        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
-
         catalog = json.load(urllib.request.urlopen(base + "/__preview/catalog.json", timeout=5))
         catalog_types = catalog["widgetTypes"]
         with open(os.path.join(pages, "gallery.json"), "w") as gallery:
