@@ -224,10 +224,11 @@ class Upstream(BaseHTTPRequestHandler):
     def do_GET(self):
         page = self.pages.get(self.path.split("?")[0])
         body = json.dumps(page if page else {"type": "about:blank", "title": "Not found", "status": 404,
-                                              "code": "page_not_found"}).encode()
+                                              "detail": "No such page.", "code": "page_not_found"}).encode()
         self.send_response(200 if page else 404)
         self.send_header("Content-Type", "application/json" if page else "application/problem+json")
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Request-ID", self.headers.get("X-Request-ID", ""))
         self.end_headers()
         self.wfile.write(body)
 

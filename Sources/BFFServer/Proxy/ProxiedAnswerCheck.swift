@@ -2,9 +2,11 @@ import PageModel
 
 /// The live contract check of one upstream answer (docs/proxy.md, "What is validated"): decoded with PageModel and
 /// linted with the rules `flow-bff check` applies to a page file — the decoder's diagnostics (`duplicate_id`,
-/// `missing_postback`, unknown types, …), ``PageValidator``'s, and the authoring rule for types — plus what the
-/// route expects of the envelope: a `page` for a first load, a `nextPage` for a next chunk, an `actionResponse` for
-/// an action, a problem document with a `code` for an error status. Pure: bytes in, diagnostics out.
+/// `missing_postback`, unknown types, …), ``PageValidator``'s, and the authoring rule for types — plus the
+/// per-answer rules of `flow-bff verify`, under its codes: the envelope the route expects (a `page` for a first
+/// load, whose id is the requested one — `page_id_mismatch` —, a `nextPage` for a next chunk, an `actionResponse`
+/// for an action), `wrong_content_type`, `request_id_not_echoed`, and for an error status a problem document whose
+/// `status` matches (`invalid_problem_response`). Pure: bytes in, diagnostics out.
 struct ProxiedAnswerCheck: Sendable {
     let catalog: WidgetCatalog
     let authoring: AuthoringTypes
@@ -15,15 +17,32 @@ struct ProxiedAnswerCheck: Sendable {
     }
 
     /// The findings on an answer with `status` and `contentType` to a request for `target`; empty when it obeys the
-    /// contract. A 304 has no body to check.
-    func check(_ target: ProxyTarget, status: Int, contentType: String?, body: [UInt8]) -> [Diagnostic] {
-        if status == 304 || (300..<400).contains(status) { return [] }
+    /// contract. A redirect or a 304 has no body to check.
+    /// - Parameters:
+    ///   - requestID: the `X-Request-ID` the proxy sent; `echoed`, the one the answer carries.
+    func check(
+        _ target: ProxyTarget, status: Int, contentType: String?, body: [UInt8], requestID: String? = nil,
+        echoed: String? = nil
+    ) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
+        if let requestID, echoed != requestID {
+            findings.append(
+                .error(
+                    "request_id_not_echoed", .root,
+                    "the answer carries X-Request-ID \(echoed.map { "\"\($0)\"" } ?? "(none)"), not the request's \"\(requestID)\""
+                ))
+        }
+        return findings + checkBody(target, status: status, contentType: contentType, body: body)
+    }
+
+    private func checkBody(_ target: ProxyTarget, status: Int, contentType: String?, body: [UInt8]) -> [Diagnostic] {
+        if (300..<400).contains(status) { return [] }
         let type = contentType.map { MediaType.essence(of: $0) } ?? ""
         if !(200..<300).contains(status) { return checkProblem(status: status, type: type, body: body) }
         guard type == "application/json" else {
             return [
                 .error(
-                    "unexpected_content_type", .root,
+                    "wrong_content_type", .root,
                     "a \(status) answer is application/json, found \(contentType.map { "\"\($0)\"" } ?? "none")")
             ]
         }
@@ -36,7 +55,13 @@ struct ProxiedAnswerCheck: Sendable {
             let decoded = try decoder.decodeEnvelope(json: json)
             diagnostics = decoded.diagnostics
             switch (target, decoded.value) {
-            case (.page, .page(let page)):
+            case (.page(let requested), .page(let page)):
+                if page.id != requested {
+                    diagnostics.append(
+                        .error(
+                            "page_id_mismatch", "/page/id",
+                            "a first load of \"\(requested)\" answered page \"\(page.id)\""))
+                }
                 diagnostics += validator.validate(page)
             case (.nextPage, .nextPage(let next)):
                 for (index, section) in next.sections.enumerated() {
@@ -68,26 +93,30 @@ struct ProxiedAnswerCheck: Sendable {
         }
     }
 
-    /// An error answer is a problem document (docs/contract.md § 13): `application/problem+json`, an object whose
-    /// `status` is the answer's and whose `code` is a snake_case string.
+    /// An error answer is a problem document (docs/contract.md § 13): `application/problem+json`, an object with
+    /// string `type`, `title`, `detail` and `code`, whose `status` is the answer's.
     private func checkProblem(status: Int, type: String, body: [UInt8]) -> [Diagnostic] {
         guard type == ProblemDetails.mediaType else {
             return [
                 .error(
-                    "not_a_problem", .root,
+                    "wrong_content_type", .root,
                     "a \(status) answer is application/problem+json, found \(type.isEmpty ? "no type" : type)")
             ]
         }
         guard case .object(let object)? = try? JSONParser().parse(body) else {
-            return [.error("invalid_problem", .root, "a problem document is a JSON object")]
+            return [.error("invalid_problem_response", .root, "a problem document is a JSON object")]
         }
         var diagnostics: [Diagnostic] = []
-        if object["code"]?.stringValue?.isEmpty != false {
-            diagnostics.append(.error("invalid_problem", "/code", "a problem document has a non-empty string code"))
-        }
-        if let sent = object["status"], sent.intValue != status {
+        for member in ["type", "title", "detail", "code"] where object[member]?.stringValue == nil {
             diagnostics.append(
-                .error("invalid_problem", "/status", "status \(sent) differs from the HTTP status \(status)"))
+                .error(
+                    "invalid_problem_response", JSONPointer.root / member, "a problem document has a string \(member)"))
+        }
+        if object["status"]?.intValue != status {
+            diagnostics.append(
+                .error(
+                    "invalid_problem_response", "/status",
+                    "status \(object["status"].map { "\($0)" } ?? "(none)") differs from the HTTP status \(status)"))
         }
         return diagnostics
     }

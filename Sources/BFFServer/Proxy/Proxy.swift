@@ -142,7 +142,8 @@ final class Proxy: Sendable {
                 requestID: context.requestID, traceContext: trace)
             forwarded.increment([exchange.target.route, "status_\(answer.status)"])
             let diagnostics = check.check(
-                exchange.target, status: answer.status, contentType: answer.header("Content-Type"), body: answer.body)
+                exchange.target, status: answer.status, contentType: answer.header("Content-Type"), body: answer.body,
+                requestID: context.requestID, echoed: answer.header("X-Request-ID"))
             for diagnostic in diagnostics where diagnostic.severity != .info {
                 findings.increment([exchange.target.route, diagnostic.code, diagnostic.severity.rawValue])
             }

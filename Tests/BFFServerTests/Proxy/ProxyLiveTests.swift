@@ -137,7 +137,8 @@ import Testing
     struct FixedUpstream: HTTPResponder {
         let body: String
         func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
-            .response(.json(Array(body.utf8)))
+            // The request id echoed, as the contract asks: the one violation is the duplicate id.
+            .response(.json(Array(body.utf8), headers: ["X-Request-ID": request.headers["X-Request-ID"] ?? ""]))
         }
     }
 

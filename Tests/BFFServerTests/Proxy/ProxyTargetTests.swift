@@ -104,7 +104,8 @@ import Testing
                 == [])
         #expect(
             findings(
-                .page("a"), #"{"type": "about:blank", "title": "Gone", "status": 404, "code": "page_not_found"}"#,
+                .page("a"),
+                #"{"type": "about:blank", "title": "Gone", "status": 404, "detail": "No a.", "code": "page_not_found"}"#,
                 status: 404, type: "application/problem+json") == [])
         #expect(findings(.page("a"), "", status: 304, type: "") == [])
     }
@@ -120,12 +121,27 @@ import Testing
         #expect(
             findings(.page("a"), #"{"schemaVersion": 1, "kind": "actionResponse", "mutations": [], "effects": []}"#)
                 == ["unexpected_kind /kind"])
-        #expect(findings(.page("a"), "<html>", type: "text/html") == ["unexpected_content_type "])
+        #expect(findings(.page("a"), "<html>", type: "text/html") == ["wrong_content_type "])
         #expect(
-            findings(.page("a"), #"{"error": "boom"}"#, status: 500, type: "application/json") == ["not_a_problem "])
+            findings(.page("a"), #"{"error": "boom"}"#, status: 500, type: "application/json") == [
+                "wrong_content_type "
+            ])
         #expect(
             findings(.page("a"), #"{"status": 502, "title": "x"}"#, status: 500, type: "application/problem+json")
-                == ["invalid_problem /code", "invalid_problem /status"])
+                == [
+                    "invalid_problem_response /type", "invalid_problem_response /detail",
+                    "invalid_problem_response /code",
+                    "invalid_problem_response /status",
+                ])
+        #expect(
+            findings(
+                .page("a"),
+                #"{"schemaVersion": 1, "kind": "page", "page": {"id": "b", "title": "B", "sections": []}}"#)
+                == ["page_id_mismatch /page/id"])
+        let echoed = check.check(
+            .page("a"), status: 304, contentType: nil, body: [], requestID: "r-1", echoed: "r-2")
+        #expect(echoed.map(\.code) == ["request_id_not_echoed"])
+        #expect(check.check(.page("a"), status: 304, contentType: nil, body: [], requestID: "r-1", echoed: "r-1") == [])
     }
 
     @Test func theSummaryFitsOneHeaderLine() {
