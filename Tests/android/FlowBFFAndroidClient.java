@@ -25,7 +25,10 @@ import okhttp3.Response;
  * end, an Idempotency-Key replay, problem documents, and the mock's response headers. Prints one line per check;
  * exits 1 when any fails.
  *
- * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS
+ * With `proxy`, against `serve --dev --upstream URL` instead: a page from the upstream, which the upstream lets
+ * clients cache for 5 minutes, still reaches the mock (faults), revalidates through it, and paginates to the end.
+ *
+ * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS [proxy]
  */
 public final class FlowBFFAndroidClient {
     private static final MediaType JSON = MediaType.get("application/json");
@@ -45,13 +48,64 @@ public final class FlowBFFAndroidClient {
     }
 
     public static void main(String[] arguments) throws Exception {
-        if (arguments.length != 3) {
-            System.err.println("usage: FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS");
+        if (arguments.length < 3 || arguments.length > 4 || (arguments.length == 4 && !arguments[3].equals("proxy"))) {
+            System.err.println("usage: FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS [proxy]");
             System.exit(64);
         }
         FlowBFFAndroidClient app =
                 new FlowBFFAndroidClient(arguments[0], new File(arguments[1]), Long.parseLong(arguments[2]));
-        app.run();
+        if (arguments.length == 4) app.runProxied(); else app.run();
+    }
+
+    /**
+     * Against `serve --dev --upstream URL` whose local folder lacks feed (docs/proxy.md): the upstream's feed, cached
+     * by the upstream's rules (`public, max-age=300`) if OkHttp were left to them, must still reach the mock.
+     */
+    private void runProxied() throws IOException {
+        aProxiedPageIsNotAnsweredFromTheCache();
+        aProxiedPageRevalidatesThroughTheProxy();
+        paginationReachesTheEnd();
+        finish();
+    }
+
+    /** GET feed (from the upstream), then GET feed with `X-Flow-Mock: status=503`: the 503, not the cached page. */
+    private void aProxiedPageIsNotAnsweredFromTheCache() throws IOException {
+        try (Response response = get("/v1/pages/feed", null, null)) {
+            check(
+                    "a proxied page says where it came from and that it obeys the contract",
+                    response.code() == 200 && "upstream".equals(response.header("X-Flow-Source"))
+                            && "ok".equals(response.header("X-Flow-Contract")),
+                    "status " + response.code() + ", X-Flow-Source " + response.header("X-Flow-Source")
+                            + ", X-Flow-Contract " + response.header("X-Flow-Contract"));
+            check(
+                    "the mock's Cache-Control, the upstream's kept aside",
+                    "no-cache".equals(response.header("Cache-Control"))
+                            && "public, max-age=300".equals(response.header("X-Flow-Upstream-Cache-Control")),
+                    "Cache-Control " + response.header("Cache-Control") + ", upstream's "
+                            + response.header("X-Flow-Upstream-Cache-Control"));
+        }
+        try (Response response = get("/v1/pages/feed", "X-Flow-Mock", "status=503")) {
+            check(
+                    "a fault header on a proxied page is not answered from the cache",
+                    response.code() == 503 && response.networkResponse() != null,
+                    "status " + response.code() + (response.networkResponse() == null ? " from the cache" : ""));
+        }
+    }
+
+    /** Feed read twice: OkHttp asks (If-None-Match), the upstream's 304 comes back through the proxy. */
+    private void aProxiedPageRevalidatesThroughTheProxy() throws IOException {
+        String first;
+        try (Response response = get("/v1/pages/feed", null, null)) {
+            first = response.body().string();
+        }
+        try (Response response = get("/v1/pages/feed", null, null)) {
+            String second = response.body().string();
+            Response network = response.networkResponse();
+            check(
+                    "a proxied page revalidates through the proxy with a 304",
+                    response.code() == 200 && network != null && network.code() == 304 && second.equals(first),
+                    "status " + response.code() + ", network " + (network == null ? "none" : network.code()));
+        }
     }
 
     private void run() throws IOException {
@@ -65,6 +119,10 @@ public final class FlowBFFAndroidClient {
         simulatedAnswersSaySo();
         faultsAsOkHttpSeesThem();
         aPoolThatOutlivesTheServersIdleTimeoutRetriesInSilence();
+        finish();
+    }
+
+    private void finish() {
         System.out.println(failures.isEmpty() ? "all checks passed" : failures.size() + " check(s) failed");
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();
