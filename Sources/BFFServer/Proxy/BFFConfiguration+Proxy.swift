@@ -25,6 +25,9 @@ extension BFFConfiguration {
         /// Member names whose string values a recording replaces with `[redacted]` (in addition to the defaults
         /// of ``RecordingRules``). Default none.
         public var recordRedactKeys: [String] = []
+        /// Member names whose values a recording replaces with `<normalized>` (volatile values: a cart id, a
+        /// session token that is not a secret), in addition to the defaults of ``RecordingRules``. Default none.
+        public var recordNormalizeKeys: [String] = []
 
         /// Whether requests are forwarded at all.
         public var isEnabled: Bool { !upstream.isEmpty }
@@ -67,5 +70,9 @@ extension ConfigurationKey {
             "proxy.recordRedactKeys", "Member names whose string values recordings replace with `[redacted]`.",
             defaultValue: "[]"
         ) { $0.proxy.recordRedactKeys = $1 },
+        .stringList(
+            "proxy.recordNormalizeKeys",
+            "Member names whose values recordings replace with `<normalized>` (volatile values).", defaultValue: "[]"
+        ) { $0.proxy.recordNormalizeKeys = $1 },
     ]
 }

@@ -52,9 +52,7 @@ final class Proxy: Sendable {
         recorder =
             configuration.recordDirectory.isEmpty
             ? nil
-            : ProxyRecorder(
-                directory: configuration.recordDirectory, redacting: configuration.recordRedactKeys, pages: pages,
-                log: log)
+            : ProxyRecorder(configuration: configuration, pages: pages, log: log)
     }
 
     var families: [MetricFamily] { [forwarded.family, findings.family] }

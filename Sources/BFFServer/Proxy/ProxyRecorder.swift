@@ -15,9 +15,11 @@ final class ProxyRecorder: Sendable {
     /// Most chunks followed for one page (a cursor loop in the upstream ends here).
     static let maximumChunks = 1_000
 
-    init(directory: String, redacting keys: [String], pages: BFFConfiguration.Pages, log: Logger) {
+    init(configuration: BFFConfiguration.Proxy, pages: BFFConfiguration.Pages, log: Logger) {
         var rules = RecordingRules()
-        rules.redactedKeys += keys
+        rules.redactedKeys += configuration.recordRedactKeys
+        rules.normalizedKeys += configuration.recordNormalizeKeys
+        let directory = configuration.recordDirectory
         recorder = PageRecorder(directory: URL(fileURLWithPath: directory), rules: rules, defaults: pages)
         self.log = log
     }

@@ -73,4 +73,26 @@ import Testing
         let verify = try await FlowBFFProcess.run(["verify", "--pages", recorded], directory: local)
         #expect(verify.status == 0, "verify --pages of the recording:\n\(verify.output)\n\(verify.errors)")
     }
+
+    @Test func theConfiguredKeysAreRedactedAndNormalisedInRecordings() async throws {
+        let local = try ProxyLiveTests.localPages()
+        let recorded = try temporaryPages([:]) + "/recorded"
+        let rules: (inout BFFConfiguration) -> Void = {
+            $0.proxy.recordDirectory = recorded
+            $0.proxy.recordRedactKeys = ["subtitle"]
+            $0.proxy.recordNormalizeKeys = ["price"]
+        }
+        try await ProxyLiveTests.withUpstream { upstream in
+            try await ProxyLiveTests.withProxy(to: upstream.baseURL, pages: local, edit: rules) { proxy in
+                let answer = try await HTTPTestClient(port: proxy.port).get("/v1/pages/feed")
+                #expect(
+                    try json(answer)["page"]?["sections"]?[0]?["widgets"]?[0]?["content"]?["price"] != "<normalized>")
+            }
+        }
+        let feed = try String(contentsOfFile: recorded + "/feed.json", encoding: .utf8)
+        #expect(!feed.contains(#": "€"#), "every price (a value starting with €) normalised")
+        #expect(feed.contains(#""price" : "<normalized>""#) || feed.contains(#""price": "<normalized>""#))
+        #expect(feed.contains("[redacted]"))
+        #expect(!feed.contains("Week 1 selection"), "subtitles redacted")
+    }
 }
