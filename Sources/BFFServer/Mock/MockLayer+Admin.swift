@@ -406,18 +406,23 @@ extension MockLayer {
             object["upstream"] = .string(upstream)
             object["contract"] = .array(entry.contract.map(\.json))
         }
-        if !entry.body.isEmpty {
-            // JSON bodies as JSON, other UTF-8 text as a string, anything else base64.
-            if !entry.bodyTruncated, let json = try? JSONParser().parse(entry.body) {
-                object["body"] = json
-            } else if let text = String(validating: entry.body, as: UTF8.self) {
-                object["body"] = .string(text)
-            } else {
-                object["bodyBase64"] = .string(Data(entry.body).base64EncodedString())
-            }
-            object["bodyTruncated"] = .bool(entry.bodyTruncated)
-        }
+        add(entry.body, truncated: entry.bodyTruncated, as: "body", to: &object)
+        add(entry.responseBody, truncated: entry.responseBodyTruncated, as: "responseBody", to: &object)
         return .object(object)
+    }
+
+    /// `bytes` as the member `name` (absent when empty): JSON as JSON (when not truncated), other UTF-8 text as a
+    /// string, anything else base64 in `<name>Base64`; and `<name>Truncated`.
+    private static func add(_ bytes: [UInt8], truncated: Bool, as name: String, to object: inout JSONObject) {
+        guard !bytes.isEmpty else { return }
+        if !truncated, let json = try? JSONParser().parse(bytes) {
+            object[name] = json
+        } else if let text = String(validating: bytes, as: UTF8.self) {
+            object[name] = .string(text)
+        } else {
+            object[name + "Base64"] = .string(Data(bytes).base64EncodedString())
+        }
+        object[name + "Truncated"] = .bool(truncated)
     }
 
     /// `/__admin/echo` (any method): the request exactly as parsed.

@@ -135,6 +135,15 @@ final class MockLayer: Sendable {
             draft.entry.problemCode = problem["code"]?.stringValue
             draft.entry.detail = problem["detail"]?.stringValue
         }
+        let body: [UInt8]
+        switch response.body {
+        case .bytes(let bytes): body = bytes
+        case .prepared(let prepared): body = prepared.identityBytes
+        case .empty, .stream: body = []
+        }
+        let limit = mock.configuration.journalBodyBytes
+        draft.entry.responseBody = Array(body.prefix(limit))
+        draft.entry.responseBodyTruncated = body.count > limit
         let entry = draft
         response.onSent = { sent in entry.record(status: sent.status, responseBytes: sent.bodyBytes) }
         return response

@@ -30,6 +30,11 @@ public struct JournalEntry: Sendable {
     /// For problem answers: the `code` and `detail` (a 404's near miss: "Did you mean …?").
     public var problemCode: String?
     public var detail: String?
+    /// The answer's body as the responder made it (before gzip), its first `mock.journalBodyBytes` bytes; empty for
+    /// an answer without a body, a fault that sent nothing and a streamed answer.
+    public var responseBody: [UInt8] = []
+    /// True when ``responseBody`` is only the start of the answer's body.
+    public var responseBodyTruncated = false
     /// The URL the proxy forwarded the request to (docs/proxy.md); `nil` when it was answered locally.
     public var upstream: String? = nil
     /// The contract findings on the upstream's answer (code, JSON pointer, message); empty when it obeyed.
