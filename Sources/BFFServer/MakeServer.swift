@@ -36,6 +36,14 @@ public func makeServer(
     httpLogger: any HTTPLogSink = HTTPNoopLogSink(),
     idempotencyStore: (@Sendable (Logger) -> (any IdempotencyStore)?)? = nil
 ) throws -> BFFService {
+    var configuration = configuration
+    if configuration.proxy.isEnabled {
+        if let problem = ProxyTarget.problem(baseURL: configuration.proxy.upstream) {
+            throw ConfigurationError(code: "invalid_value", key: "proxy.upstream", message: problem)
+        }
+        // Behind a proxy, what no local file declares may come from the upstream (docs/proxy.md).
+        configuration.pages.referencesMayBeRemote = true
+    }
     let catalog = catalog ?? PageCatalog.load(directory: configuration.pages.directory, defaults: configuration.pages)
     guard catalog.isUnchecked || !catalog.diagnostics.containsErrors else {
         throw CatalogError(diagnostics: catalog.diagnostics)

@@ -129,6 +129,20 @@ import Testing
         #expect(error?.source == file)
     }
 
+    @Test func recordingNeedsAnUpstreamAndTheUpstreamIsAnHTTPURL() throws {
+        let loader = ConfigurationLoader()
+        #expect {
+            try loader.load(files: [], environment: [:], flags: ["proxy.recordDirectory": "recorded"])
+        } throws: { ($0 as? ConfigurationError)?.key == "proxy.recordDirectory" }
+        #expect {
+            try loader.load(files: [], environment: [:], flags: ["proxy.upstream": "ftp://staging.example.com"])
+        } throws: { ($0 as? ConfigurationError)?.key == "proxy.upstream" }
+        let proxied = try loader.load(
+            files: [], environment: [:],
+            flags: ["proxy.upstream": "https://staging.example.com", "proxy.recordDirectory": "recorded"])
+        #expect(proxied.proxy.isEnabled && proxied.pages.referencesMayBeRemote)
+    }
+
     @Test func bundledConfigFilesLoad() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path

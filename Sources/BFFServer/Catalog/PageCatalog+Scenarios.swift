@@ -70,7 +70,10 @@ extension PageCatalog {
                 continue
             }
             guard let page = file.page else { continue }
-            found += file.references.compactMap { $0.diagnostic(pages: pageIDs, actionNames: actionNames) }
+            found += file.references.compactMap {
+                $0.diagnostic(
+                    pages: pageIDs, actionNames: actionNames, remote: sources.defaults.referencesMayBeRemote)
+            }
             guard !found.containsErrors else { continue }
             scenarios[pageID, default: [:]][scenario] = CatalogScenario(
                 name: scenario, pageID: pageID, content: .page(page), file: name)

@@ -39,6 +39,11 @@ public struct ConfigurationLoader: Sendable {
                 code: "missing_cursor_key", key: "cursors.key",
                 message: "cursors.requireKey is true: set FLOW_BFF_CURSOR_KEY (or cursors.key) to a shared secret")
         }
+        if !configuration.proxy.recordDirectory.isEmpty, !configuration.proxy.isEnabled {
+            throw ConfigurationError(
+                code: "invalid_value", key: "proxy.recordDirectory",
+                message: "recording writes what the proxy forwards: set proxy.upstream (serve --upstream URL) too")
+        }
         return configuration
     }
 

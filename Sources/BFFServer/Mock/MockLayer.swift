@@ -100,10 +100,17 @@ final class MockLayer: Sendable {
             response.headers.set(FlowHeader.mockApplied, applied)
             return .response(journaled(answered(response, context, route: "mock.fault"), draft))
         case .truncate, .drip, nil:
-            let reply = next.respond(to: request, context: context)
-            guard case .response(var response) = reply else {
-                return reply.mapResponse { self.journaled($0, draft) }
-            }
+            return finishing(next.respond(to: request, context: context), decision, applied: applied, draft: draft)
+        }
+    }
+
+    /// `reply` with the decided `truncate` or `drip` applied to its response, `X-Flow-Mock-Applied` set and the
+    /// journal draft attached — also when the response is computed later (a provider, a handler, the proxy).
+    private func finishing(_ reply: HTTPReply, _ decision: FaultDecision, applied: String, draft: JournalDraft)
+        -> HTTPReply
+    {
+        switch reply {
+        case .response(var response):
             if !decision.isNone { response.headers.set(FlowHeader.mockApplied, applied) }
             response = journaled(response, draft)
             switch decision.fault {
@@ -112,6 +119,10 @@ final class MockLayer: Sendable {
                 return .fault(.drip(response, chunkSize: bytes, interval: .milliseconds(interval)))
             default: return .response(response)
             }
+        case .task(let work):
+            return .task { self.finishing(try await work(), decision, applied: applied, draft: draft) }
+        default:
+            return reply.mapResponse { self.journaled($0, draft) }
         }
     }
 

@@ -15,7 +15,7 @@ extension BFFConfiguration {
         public var include = ["/v1/*"]
         /// Route patterns never forwarded, checked before ``include``. Default none.
         public var exclude: [String] = []
-        /// Seconds one forwarded request may take, connect to last byte. Default 10.
+        /// Seconds one forwarded request may take, every attempt included, connect to last byte. Default 10.
         public var timeoutSeconds = 10.0
         /// Requests forwarded at once; more wait their turn. Default 64.
         public var maximumConcurrentRequests = 64
@@ -56,7 +56,7 @@ extension ConfigurationKey {
             "proxy.exclude", "Route patterns never forwarded (checked first).", defaultValue: "[]",
             message: "each entry is a route pattern [METHOD ]/path*", isValid: ProxyTarget.isValidPattern
         ) { $0.proxy.exclude = $1 },
-        .seconds("proxy.timeoutSeconds", 10, "Seconds one forwarded request may take, connect to last byte.") {
+        .seconds("proxy.timeoutSeconds", 10, "Seconds one forwarded request may take, every attempt included.") {
             $0.proxy.timeoutSeconds = $1
         },
         .integer("proxy.maximumConcurrentRequests", 64, 1...4_096, "Requests forwarded at once; more wait.") {

@@ -31,6 +31,7 @@ extension MockLayer {
             pages[pageID] = [
                 "source": .string(source == .local && local ? "local" : "upstream"),
                 "localFile": .bool(application.catalog.pages[pageID] != nil),
+                "local": .bool(local),
                 "switched": .bool(choices[pageID] != nil),
             ]
         }
@@ -38,6 +39,7 @@ extension MockLayer {
         return Self.adminJSON([
             "enabled": true,
             "upstream": .string(configuration.upstream),
+            "via": .string(proxy.via),
             "include": .array(configuration.include.map { .string($0) }),
             "exclude": .array(configuration.exclude.map { .string($0) }),
             "recording": configuration.recordDirectory.isEmpty ? .null : .string(configuration.recordDirectory),

@@ -21,6 +21,10 @@ final class Proxy: Sendable {
     private let check: ProxiedAnswerCheck
     /// Whether answers are marked for the mock backend (no client caching past it).
     private let mock: Bool
+    private let log: Logger
+    /// This proxy's `Via` token, `1.1 flow-bff-` and 8 random hex digits: a request that comes back with it has
+    /// looped; one that went through another flow-bff proxy first has not.
+    let via: String
     /// Pages switched at runtime, by id.
     private let overrides = Mutex<[String: Source]>([:])
     /// Writes forwarded pages and action answers as page files (`proxy.recordDirectory`), `nil` when off.
@@ -43,12 +47,15 @@ final class Proxy: Sendable {
         client = UpstreamClient(
             UpstreamConfiguration(
                 name: "proxy", baseURL: configuration.upstream, timeout: .seconds(configuration.timeoutSeconds),
-                retries: 1, maximumConcurrentRequests: configuration.maximumConcurrentRequests),
+                retries: 1, maximumConcurrentRequests: configuration.maximumConcurrentRequests,
+                callTimeout: .seconds(configuration.timeoutSeconds)),
             metrics: metrics)
         include = configuration.include.compactMap { try? FaultRule(pattern: $0, spec: .none) }
         exclude = configuration.exclude.compactMap { try? FaultRule(pattern: $0, spec: .none) }
         check = ProxiedAnswerCheck(pages: pages)
         self.mock = mock
+        self.log = log
+        via = "1.1 flow-bff-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         recorder =
             configuration.recordDirectory.isEmpty
             ? nil
@@ -91,9 +98,9 @@ final class Proxy: Sendable {
         guard let target = ProxyTarget(path: request.path), target.allows(request.method),
             ProxyTarget.admits(
                 method: request.method.rawValue, path: request.path, include: include, exclude: exclude),
-            !serveLocally(target, isLocal: isLocal)
+            !serveLocally(target, actionPage: Self.actionPage(of: request, target), isLocal: isLocal)
         else { return next.respond(to: request, context: context) }
-        if ProxyTarget.hasLooped(request.headers) {
+        if ProxyTarget.hasLooped(request.headers, token: via) {
             return .response(
                 Self.problem(
                     ProblemDetails(
@@ -102,22 +109,33 @@ final class Proxy: Sendable {
                     context: context, route: target.route))
         }
         var fields = ProxyTarget.forwardedFields(of: request.headers)
-        fields.append(("Via", ProxyTarget.via))
+        // RFC 9110 § 7.6.3: this proxy's token after the ones the request already carries.
+        let via = request.headers.values(for: "Via")
+        fields.append(("Via", (via + [self.via]).joined(separator: ", ")))
+        // A HEAD goes upstream as a GET: the answer is checked like the GET's, and HTTPCore sends its headers with
+        // the body's true Content-Length and no body.
         let exchange = Exchange(
-            target: target, method: request.method.rawValue,
+            target: target, method: request.method == .head ? "GET" : request.method.rawValue,
             origin: request.query.map { request.path + "?" + $0 } ?? request.path,
             body: request.body.isEmpty ? nil : request.body, fields: fields)
         let trace = context.span?.traceContext ?? TraceContext(headers: request.headers)
         return .task { .response(await self.forward(exchange, context: context, trace: trace)) }
     }
 
-    /// Whether `target` is served by the application: the runtime choice for its page, else whether it has a local
-    /// answer.
-    private func serveLocally(_ target: ProxyTarget, isLocal: (ProxyTarget) -> Bool) -> Bool {
-        if let pageID = target.pageID, let source = overrides.withLock({ $0[pageID] }) {
+    /// Whether `target` is served by the application: the runtime choice for its page — for an action, the page the
+    /// request names (its `pageID`), so the answer's mutations meet the document the app shows — else whether it
+    /// has a local answer.
+    private func serveLocally(_ target: ProxyTarget, actionPage: String?, isLocal: (ProxyTarget) -> Bool) -> Bool {
+        if let pageID = target.pageID ?? actionPage, let source = overrides.withLock({ $0[pageID] }) {
             return source == .local && isLocal(target)
         }
         return isLocal(target)
+    }
+
+    /// The `pageID` an action request's body names.
+    private static func actionPage(of request: borrowing HTTPRequest, _ target: ProxyTarget) -> String? {
+        guard case .action = target, !request.body.isEmpty else { return nil }
+        return (try? JSONParser().parse(request.body))?["pageID"]?.stringValue
     }
 
     /// One request to forward, as it goes to the upstream.
@@ -145,17 +163,25 @@ final class Proxy: Sendable {
             for diagnostic in diagnostics where diagnostic.severity != .info {
                 findings.increment([exchange.target.route, diagnostic.code, diagnostic.severity.rawValue])
             }
-            context.forwarding?.record(upstream: client.configuration.baseURL + exchange.origin, findings: diagnostics)
-            if let recorder, (200..<300).contains(answer.status), !diagnostics.containsErrors {
-                await recorder.record(exchange, answer: answer, context: context, proxy: self)
+            context.forwarding?.record(upstream: client.baseURL + exchange.origin, findings: diagnostics)
+            if let recorder {
+                // Header-only findings do not touch what is written.
+                let blocking = diagnostics.first { $0.severity == .error && $0.code != "request_id_not_echoed" }
+                if !(200..<300).contains(answer.status) {
+                    log.info("not recorded: \(exchange.origin) was answered \(answer.status)")
+                } else if let blocking {
+                    log.warning("not recorded: \(exchange.origin): \(blocking.code) \(blocking.path)")
+                } else {
+                    await recorder.record(exchange, answer: answer, context: context, proxy: self)
+                }
             }
             response = relay(answer, diagnostics: diagnostics)
         } catch {
             forwarded.increment([exchange.target.route, error.code])
-            context.forwarding?.record(upstream: client.configuration.baseURL + exchange.origin, findings: [])
+            context.forwarding?.record(upstream: client.baseURL + exchange.origin, findings: [])
             let code: ProblemCode = error.code == "upstream_timeout" ? .upstreamTimeout : .upstreamUnavailable
             response = ProblemDetails(
-                code, detail: "The upstream \(client.configuration.baseURL) did not answer: \(error.message)."
+                code, detail: "The upstream \(client.baseURL) did not answer: \(error.message)."
             )
             .makeResponse()
             response.headers.set(Self.sourceHeader, "upstream")
@@ -182,13 +208,14 @@ final class Proxy: Sendable {
         headers.set(Self.sourceHeader, "upstream")
         headers.set(Self.contractHeader, ProxiedAnswerCheck.summary(diagnostics))
         if mock {
-            let cacheControl = headers["Cache-Control"]
-            if !(cacheControl?.lowercased().contains("no-store") ?? false) {
-                if let cacheControl { headers.set(Self.upstreamCacheControlHeader, cacheControl) }
+            // Repeated lines are one list (RFC 9110 § 5.3).
+            let cacheControl = headers.values(for: "Cache-Control").joined(separator: ", ")
+            if !cacheControl.lowercased().contains("no-store") {
+                if !cacheControl.isEmpty { headers.set(Self.upstreamCacheControlHeader, cacheControl) }
                 headers.set("Cache-Control", "no-cache")
             }
-            let vary = headers["Vary"].map { $0 + ", " } ?? ""
-            headers.set("Vary", vary + MockPageLookup.mockVary)
+            let vary = headers.values(for: "Vary").joined(separator: ", ")
+            headers.set("Vary", (vary.isEmpty ? "" : vary + ", ") + MockPageLookup.mockVary)
         }
         let body: HTTPResponse.Body = answer.body.isEmpty ? .empty : .bytes(answer.body)
         var response = HTTPResponse(status: HTTPStatus(code: answer.status), headers: headers, body: body)

@@ -96,10 +96,13 @@ final class ProxyRecorder: Sendable {
         return pagination["postback"]?.stringValue
     }
 
-    /// The query items of an origin-form target, decoded.
+    /// The page parameters of an origin-form target: its query items, decoded.
     static func parameters(of origin: String) -> [String: String] {
         var parameters: [String: String] = [:]
-        for item in HTTPRequest(method: .get, target: origin).queryItems { parameters[item.name] = item.value }
+        // Mock-only parameters (`__scenario`) are not page parameters, as in HAR import.
+        for item in HTTPRequest(method: .get, target: origin).queryItems where !item.name.hasPrefix("__") {
+            parameters[item.name] = item.value
+        }
         return parameters
     }
 

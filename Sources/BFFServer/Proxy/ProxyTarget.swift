@@ -87,7 +87,8 @@ enum ProxyTarget: Sendable, Hashable {
 
     /// Request fields never forwarded: hop-by-hop fields (RFC 9110 § 7.6.1), the ones libcurl writes for the
     /// upstream's own connection (`Host`, `Content-Length`, `Accept-Encoding`: it decodes what it asked for), the ones
-    /// the proxy sets itself (`X-Request-ID`, trace context, `Via`), and the mock backend's own controls.
+    /// the proxy sets itself (`X-Request-ID`, trace context, `Via` — the request's own tokens are kept in front of
+    /// the proxy's), and the mock backend's own controls.
     static let droppedRequestFields: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer",
         "transfer-encoding", "upgrade", "host", "content-length", "expect", "accept-encoding", "x-request-id",
@@ -95,11 +96,11 @@ enum ProxyTarget: Sendable, Hashable {
     ]
 
     /// Answer fields never passed back: hop-by-hop fields, the framing HTTPCore writes itself (`Content-Length`,
-    /// `Date`, `Server`), and `Content-Encoding` (libcurl has decoded the body; HTTPCore gzips it again for a client
+    /// `Date`, `Server`), `X-Request-ID` (the proxy names the request itself), and `Content-Encoding` (libcurl has decoded the body; HTTPCore gzips it again for a client
     /// that asks).
     static let droppedResponseFields: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te", "trailer", "transfer-encoding",
-        "upgrade", "content-length", "content-encoding", "date", "server",
+        "upgrade", "content-length", "content-encoding", "date", "server", "x-request-id",
     ]
 
     /// The request's fields to forward, in order: all but ``droppedRequestFields`` and the fields its `Connection`
@@ -140,13 +141,10 @@ enum ProxyTarget: Sendable, Hashable {
         return names
     }
 
-    /// The token this proxy adds to `Via`, and finds again when a request comes back to it.
-    static let via = "1.1 flow-bff"
-
-    /// Whether `headers` show the request already went through a flow-bff proxy.
-    static func hasLooped(_ headers: HTTPFields) -> Bool {
+    /// Whether `headers` show the request already went through the proxy whose `Via` token is `token`.
+    static func hasLooped(_ headers: HTTPFields, token: String) -> Bool {
         headers.values(for: "Via").contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == via }
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == token }
         }
     }
 }

@@ -31,9 +31,10 @@ import Testing
         return try await withTestServer(pages: pages, configuration: configuration, body)
     }
 
-    /// The local folder: a `home` of its own (one section), nothing else.
+    /// The local folder: a `home` of its own (one section, with a `home.dismissPromo` of its own), nothing else.
     static func localPages() throws -> String {
-        try temporaryPages(["home.json": listPage("home", sections: 1, text: "local home")])
+        try temporaryPages(["home.json": listPage("home", sections: 1, text: "local home", action: "home.dismissPromo")]
+        )
     }
 
     /// The sections of a page followed to its end through `http`, and the chunks it took.
@@ -97,6 +98,23 @@ import Testing
         }
     }
 
+    @Test func twoFlowBFFProxiesInARowAreNotALoop() async throws {
+        let local = try Self.localPages()
+        let empty = try temporaryPages([:])
+        try await Self.withUpstream { upstream in
+            try await Self.withProxy(to: upstream.baseURL, pages: empty) { second in
+                try await Self.withProxy(to: second.baseURL, pages: local) { first in
+                    let http = HTTPTestClient(port: first.port)
+                    let feed = try await http.get("/v1/pages/feed")
+                    #expect(feed.status == 200)
+                    #expect(feed.header("X-Flow-Source") == "upstream")
+                    let chained = try await Self.sectionIDs(http, "feed")
+                    #expect(chained.ids.count == 48, "the upstream's cursors through both proxies")
+                }
+            }
+        }
+    }
+
     @Test func mockFeaturesApplyToForwardedRequests() async throws {
         let local = try Self.localPages()
         try await Self.withUpstream { upstream in
@@ -115,6 +133,12 @@ import Testing
                 #expect(entries.last?["contract"] == .array([]))
                 #expect(entries.first?["upstream"] == nil, "the simulated 503 never reached the upstream")
                 #expect(entries.last?["faults"] == ["latency=30ms"])
+                // A cut answer is cut: the upstream's page, 100 bytes of it.
+                let cut = await rawExchange(
+                    port: proxy.port, closingGET("/v1/pages/feed", ["X-Flow-Mock: truncate=100B"]))
+                let head = try #require(cut.text.range(of: "\r\n\r\n"))
+                #expect(cut.text.utf8.distance(from: head.upperBound, to: cut.text.endIndex) == 100)
+                #expect(cut.text.lowercased().contains("x-flow-source: upstream"))
                 // Switched at runtime: the local home is served from the upstream, then from the file again.
                 let admin = [("X-Flow-Admin", "1"), ("Content-Type", "application/json")]
                 let switched = try await http.request(
@@ -124,11 +148,21 @@ import Testing
                 let upstreamHome = try await http.get("/v1/pages/home")
                 #expect(upstreamHome.header("X-Flow-Source") == "upstream")
                 #expect(try json(upstreamHome)["page"]?["title"] != "local home")
+                // The page's actions follow it: their mutations must meet the document the app shows.
+                let dismissed = try await http.post(
+                    "/v1/actions/home.dismissPromo",
+                    json: #"{"pageID": "home", "widgetID": "promo.dismiss", "event": "tap"}"#)
+                #expect(dismissed.status == 200)
+                #expect(dismissed.header("X-Flow-Source") == "upstream")
                 let refused = try await http.request(
                     "PUT", "/__admin/proxy/pages/feed", headers: admin, body: Array(#"{"source": "local"}"#.utf8))
                 #expect(refused.status == 400, "feed has no local file")
                 _ = try await http.request("DELETE", "/__admin/proxy/pages/home", headers: admin, body: nil)
                 #expect(try json(try await http.get("/v1/pages/home"))["page"]?["title"] == "local home")
+                let local = try await http.post(
+                    "/v1/actions/home.dismissPromo", json: #"{"pageID": "home", "widgetID": "remove", "event": "tap"}"#)
+                #expect(local.status == 200)
+                #expect(local.header("X-Flow-Source") == nil, "answered by the local file again")
             }
         }
     }
@@ -201,10 +235,12 @@ import Testing
                     #expect(hosted.text.hasPrefix("HTTP/1.1 200"))
                     #expect(hosted.text.lowercased().contains("x-flow-source: upstream"))
                     let http = HTTPTestClient(port: proxy.port)
-                    // A request that already went through a flow-bff proxy is a loop.
-                    let looped = try await http.get("/v1/pages/feed", headers: [("Via", "1.1 flow-bff")])
+                    // A request that comes back with this proxy's own Via token is a loop; another proxy's is not.
+                    let token = try #require(try json(try await http.get("/__admin/proxy"))["via"]?.stringValue)
+                    let looped = try await http.get("/v1/pages/feed", headers: [("Via", "1.0 corp, " + token)])
                     #expect(looped.status == 508)
                     #expect(try json(looped)["code"] == "proxy_loop")
+                    #expect(try await http.get("/v1/pages/feed", headers: [("Via", "1.1 flow-bff-0")]).status == 200)
                     let count = try json(try await HTTPTestClient(port: elsewhere.port).get("/__admin/journal/count"))
                     #expect(count["count"] == 0, "nothing reached the other server")
                 }
@@ -212,19 +248,35 @@ import Testing
         }
     }
 
-    /// An upstream that keeps the header fields of each request it gets and answers a one-section page; a path
-    /// ending in `slow` is answered after 1.5 s (from a timer, no thread held).
+    /// An upstream that keeps the header fields of each request it gets and answers a page with no sections; a
+    /// path ending in `slow` is answered after 1.5 s (from a timer, no thread held), `unavailable` with a 503
+    /// problem, `redirect` with a 302 to `/v1/pages/elsewhere` on this same server.
     final class EchoUpstream: HTTPResponder {
         let received = Mutex<[(target: String, fields: [(name: String, value: String)])]>([])
 
         func respond(to request: consuming HTTPRequest) throws -> HTTPReply {
             let target = request.target
+            let requestID = request.headers["X-Request-ID"] ?? ""
             received.withLock { $0.append((target, request.headers.map { ($0.name, $0.value) })) }
             let page = Array(
                 #"{"schemaVersion": 1, "kind": "page", "page": {"id": "echo", "title": "Echo", "sections": []}}"#.utf8)
-            guard target.hasSuffix("slow") else { return .response(.json(page)) }
+            let echoed: HTTPFields = ["X-Request-ID": requestID]
+            if target.hasSuffix("unavailable") {
+                var problem = ProblemDetails(
+                    status: 503, code: "maintenance", title: "Maintenance", detail: "down for maintenance"
+                ).makeResponse()
+                problem.headers.set("X-Request-ID", requestID)
+                return .response(problem)
+            }
+            if target.hasSuffix("redirect") {
+                return .response(
+                    HTTPResponse(status: 302, headers: ["Location": "/v1/pages/elsewhere", "X-Request-ID": requestID]))
+            }
+            guard target.hasSuffix("slow") else { return .response(.json(page, headers: echoed)) }
             return .deferred { promise in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { promise.succeed(.json(page)) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) {
+                    promise.succeed(.json(page, headers: echoed))
+                }
             }
         }
 
@@ -235,6 +287,9 @@ import Testing
                     .value
             }
         }
+
+        /// How many requests for `target` arrived.
+        func count(_ target: String) -> Int { received.withLock { $0.count { $0.target == target } } }
     }
 
     @Test func whatTheDeviceSentIsForwardedAndASlowUpstreamIsA504() async throws {
@@ -253,23 +308,43 @@ import Testing
                 let sent: [(String, String)] = [
                     ("X-Flow-Client", "ios/3.2.0"), ("Accept-Language", "de-DE"), ("Authorization", "Bearer t0ken"),
                     ("X-Request-ID", "device-request-1"), ("X-Flow-Session", "s-1"), ("X-Flow-Mock", "latency=1ms"),
-                    ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"),
+                    ("Connection", "keep-alive, X-Hop"), ("X-Hop", "1"), ("Via", "1.0 corp-proxy"),
                 ]
                 let answer = try await http.get("/v1/pages/echo?productID=p%2D1&b=2", headers: sent)
                 #expect(answer.status == 200)
+                #expect(answer.headers.values(for: "X-Request-ID") == ["device-request-1"], "named once")
+                #expect(answer.header("X-Flow-Contract") == "ok")
+                let token = try #require(try json(try await http.get("/__admin/proxy"))["via"]?.stringValue)
                 let target = "/v1/pages/echo?productID=p%2D1&b=2"
                 #expect(echo.field("X-Flow-Client", of: target) == "ios/3.2.0")
                 #expect(echo.field("Accept-Language", of: target) == "de-DE")
                 #expect(echo.field("Authorization", of: target) == "Bearer t0ken")
                 #expect(echo.field("X-Request-ID", of: target) == "device-request-1")
                 #expect(echo.field("X-Flow-Session", of: target) == "s-1")
-                #expect(echo.field("Via", of: target) == "1.1 flow-bff")
+                #expect(echo.field("Via", of: target) == "1.0 corp-proxy, " + token, "appended to the device's")
                 #expect(echo.field("Host", of: target) == "127.0.0.1:\(upstream.port)", "the upstream's own Host")
                 #expect(echo.field("X-Flow-Mock", of: target) == nil, "the mock's controls stay behind")
                 #expect(echo.field("X-Hop", of: target) == nil, "a field Connection names is hop-by-hop")
+                // proxy.timeoutSeconds bounds the whole call: no second attempt after a timeout.
                 let slow = try await http.get("/v1/pages/slow")
                 #expect(slow.status == 504)
                 #expect(try json(slow)["code"] == "upstream_timeout")
+                #expect(echo.count("/v1/pages/slow") == 1)
+                // An answered 503 reaches the app as it came, once: the app's own retry is what is under test.
+                let unavailable = try await http.get("/v1/pages/unavailable")
+                #expect(unavailable.status == 503)
+                #expect(try json(unavailable)["detail"] == "down for maintenance")
+                #expect(echo.count("/v1/pages/unavailable") == 1)
+                // A redirect is passed back, never followed: nothing asked for the page it names.
+                let redirect = try await http.get("/v1/pages/redirect")
+                #expect(redirect.status == 302)
+                #expect(redirect.header("Location") == "/v1/pages/elsewhere")
+                #expect(echo.count("/v1/pages/elsewhere") == 0)
+                // A HEAD is checked like its GET and says how long the body is.
+                let head = try await http.request("HEAD", "/v1/pages/echo")
+                #expect(head.status == 200)
+                #expect(head.header("X-Flow-Contract") == "ok")
+                #expect(head.header("Content-Length") == String(answer.body.count))
             }
         } catch {
             failure = error

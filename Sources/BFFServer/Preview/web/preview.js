@@ -442,7 +442,7 @@ async function drawProxyControls() {
   const select = el("select");
   select.name = "source";
   select.append(new Option("local file", "local"), new Option("upstream", "upstream"));
-  select.options[0].disabled = !state?.localFile;
+  select.options[0].disabled = !state?.local;
   select.value = state?.source || "upstream";
   label.append(select);
   document.getElementById("controls").append(label);
