@@ -350,7 +350,9 @@ import Testing
                     "/openapi.json", "/", "/__admin/status", "/__admin/reload", "/__admin/reset", "/__admin/scenarios",
                     "/__admin/faults", "/__admin/sessions", "/__admin/sessions/{sessionID}",
                     "/__admin/sessions/{sessionID}/faults", "/__admin/journal", "/__admin/journal/count",
-                    "/__admin/proxy", "/__admin/proxy/pages/{pageID}", "/__admin/echo", "/__preview",
+                    "/__admin/proxy", "/__admin/proxy/pages/{pageID}", "/__admin/stubs",
+                    "/__admin/stubs/pages/{pageID}",
+                    "/__admin/stubs/actions/{name}", "/__admin/echo", "/__preview",
                     "/__preview/{asset}", "/__preview/events",
                 ])
         }

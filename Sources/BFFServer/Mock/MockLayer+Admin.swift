@@ -64,6 +64,7 @@ extension MockLayer {
                 return Self.adminJSON(["cleared": true])
             })
         addProxyRoutes(to: &router)
+        addStubRoutes(to: &router)
         for method in [HTTPMethod.get, .post, .put, .patch, .delete, .options] {
             router.add(method, "/__admin/echo", adminRoute("admin.echo") { Self.echo($0) })
         }
@@ -147,6 +148,7 @@ extension MockLayer {
         mock.sessions.removeAll()
         mock.runtimeRules.withLock { $0 = [] }
         application.proxy?.resetSources()
+        mock.stubs.removeAll()
         mock.journal.clear()
         mock.counter.store(0, ordering: .relaxed)
         mock.sessionDraws.withLock { $0.removeAll() }

@@ -100,8 +100,19 @@ final class MockLayer: Sendable {
             response.headers.set(FlowHeader.mockApplied, applied)
             return .response(journaled(answered(response, context, route: "mock.fault"), draft))
         case .truncate, .drip, nil:
-            return finishing(next.respond(to: request, context: context), decision, applied: applied, draft: draft)
+            let reply = stubbedAction(request, context) ?? next.respond(to: request, context: context)
+            return finishing(reply, decision, applied: applied, draft: draft)
         }
+    }
+
+    /// The answer of an action stubbed at runtime (`PUT /__admin/stubs/actions/{name}`), for this request's session
+    /// or for all; `nil` when there is none. It replaces the page files' answer and any Swift handler.
+    private func stubbedAction(_ request: HTTPRequest, _ context: RequestContext) -> HTTPReply? {
+        guard request.method == .post, case .action(let name)? = ProxyTarget(path: request.path),
+            let envelope = mock.stubs.action(name, session: context.validSession)
+        else { return nil }
+        return .response(
+            answered(.json(envelope, headers: ["Cache-Control": "no-store"]), context, route: "mock.stub.action"))
     }
 
     /// `reply` with the decided `truncate` or `drip` applied to its response, `X-Flow-Mock-Applied` set and the

@@ -41,6 +41,8 @@ struct MockPageLookup: PageLookup {
         _ pageID: String, _ request: HTTPRequest, session sessionID: String?, scenario: String?,
         snapshot: CatalogSnapshot
     ) throws -> PageSource {
+        // A page put at runtime (`/__admin/stubs`) comes first: a UI test set it up for this run.
+        if let stub = mock.stubs.page(pageID, session: sessionID) { return .document(stub) }
         let page = try self.page(pageID, snapshot: snapshot)
         let session = sessionID.flatMap { mock.sessions.session($0) }
         var headers: HTTPFields = [:]
@@ -126,6 +128,9 @@ struct MockPageLookup: PageLookup {
         // A malformed session id is a 400, as on the first page.
         let session = try context.session()
         let personal = session != nil || context.scenario != nil
+        if let stub = mock.stubs.pages(cursor.pageID, session: session).first(where: { $0.version == cursor.version }) {
+            return marked(.document(stub), personal: personal, snapshot: snapshot)
+        }
         let page = try self.page(cursor.pageID, snapshot: snapshot)
         if cursor.version == page.version {
             return marked(.document(page), personal: personal, snapshot: snapshot)
@@ -143,8 +148,13 @@ struct MockPageLookup: PageLookup {
         if base.providers.registration(for: pageID) != nil {
             return try base.actionDocuments(pageID, context: context, snapshot: snapshot)
         }
-        let page = try page(pageID, snapshot: snapshot)
-        return documents(of: page, session: try context.session(), snapshot: snapshot)
+        let session = try context.session()
+        let stubs = mock.stubs.pages(pageID, session: session)
+        guard !stubs.isEmpty else {
+            return documents(of: try page(pageID, snapshot: snapshot), session: session, snapshot: snapshot)
+        }
+        let files = snapshot.catalog.pages[pageID].map { documents(of: $0, session: session, snapshot: snapshot) }
+        return stubs + (files ?? [])
     }
 
     /// `X-Flow-Scenario` or `?__scenario=`, else the scenario the request's session chose for `pageID`.

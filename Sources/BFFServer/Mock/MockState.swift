@@ -17,6 +17,8 @@ final class MockState: Sendable {
     /// do not change each other's outcomes. At most `sessionCap` sessions; past it, every sequence restarts.
     let sessionDraws = Mutex<[String: UInt64]>([:])
     let runtimeRules = Mutex<[FaultRule]>([])
+    /// Pages and action answers put at runtime (`/__admin/stubs`).
+    let stubs = MockStubs()
     let timerQueue = DispatchQueue(label: "flow-bff.mock.latency", attributes: .concurrent)
 
     init(configuration: BFFConfiguration.Mock) {
@@ -45,6 +47,7 @@ final class MockState: Sendable {
     /// Forgets session `id`: its state and its simulation sequence (which restarts). Whether it existed.
     func forget(session id: String) -> Bool {
         sessionDraws.withLock { _ = $0.removeValue(forKey: id) }
+        stubs.removeAll(session: id)
         return sessions.remove(id)
     }
 }

@@ -4,17 +4,16 @@ import PageModel
 /// The proxy's admin routes (mock mode with `proxy.upstream` set; docs/proxy.md, "Switching a page"): what is
 /// forwarded, and a page switched between its local file and the upstream while the server runs.
 extension MockLayer {
-    /// `GET /__admin/proxy` always (`{"enabled": false}` without a proxy, so the preview can ask); the switch only
-    /// while a proxy runs.
+    /// Always routed, as the OpenAPI document says: `GET` answers `{"enabled": false}` without a proxy (so the
+    /// preview can ask), a switch is then a 400 naming the missing `proxy.upstream`.
     func addProxyRoutes(to router: inout ContextRouter<RequestContext>) {
         router.get("/__admin/proxy", adminRoute("admin.proxy") { _ in self.adminProxy() })
-        guard application.proxy != nil else { return }
         router.put("/__admin/proxy/pages/{pageID}", adminRoute("admin.proxy.page", adminSetPageSource))
         router.delete(
             "/__admin/proxy/pages/{pageID}",
             adminRoute("admin.proxy.page") { request in
                 let pageID = try Self.proxiedPageID(request)
-                self.application.proxy?.setSource(nil, for: pageID)
+                try self.runningProxy().setSource(nil, for: pageID)
                 return self.adminProxy()
             })
     }
@@ -51,6 +50,7 @@ extension MockLayer {
     /// until `DELETE` or a reset. `local` needs a local page file or provider (else 400 naming the page).
     func adminSetPageSource(_ request: HTTPRequest) throws -> HTTPResponse {
         let pageID = try Self.proxiedPageID(request)
+        let proxy = try runningProxy()
         guard case .object(let body) = try application.bodyReader.read(request),
             let name = body["source"]?.stringValue, body.members.count == 1
         else { throw ProblemDetails.invalidRequest(.root, "The body is {\"source\": \"upstream\" | \"local\"}.") }
@@ -61,8 +61,17 @@ extension MockLayer {
             throw ProblemDetails.invalidRequest(
                 "/source", "There is no local page file or provider for \"\(pageID)\" to serve.")
         }
-        application.proxy?.setSource(source, for: pageID)
+        proxy.setSource(source, for: pageID)
         return adminProxy()
+    }
+
+    /// The proxy, or 400 when this server has none.
+    private func runningProxy() throws -> Proxy {
+        guard let proxy = application.proxy else {
+            throw ProblemDetails.invalidRequest(
+                .root, "This server forwards nothing: start it with --upstream URL (proxy.upstream) to switch pages.")
+        }
+        return proxy
     }
 
     private static func proxiedPageID(_ request: HTTPRequest) throws -> String {

@@ -90,6 +90,9 @@ extension ProblemCode {
     public static let unknownScenario = ProblemCode(
         "unknown_scenario", 400, "Unknown scenario", .mock,
         "an admin request choosing a scenario the page does not have")
+    public static let invalidStub = ProblemCode(
+        "invalid_stub", 400, "Invalid stub", .mock,
+        "a page or action answer put at runtime that a page file could not hold; diagnostics name each finding")
     public static let invalidMockHeader = ProblemCode(
         "invalid_mock_header", 400, "Invalid X-Flow-Mock header", .mock, "an X-Flow-Mock header that does not parse")
     public static let simulatedFault = ProblemCode(
@@ -195,7 +198,7 @@ extension ProblemCode {
         idempotencyKeyInUse, idempotencyKeyReused, idempotencyStoreUnavailable, actionTimeout, invalidActionValue,
         invalidActionResponse, methodNotAllowed, notFound, notReady, invalidClientHeader, upstreamUnavailable,
         upstreamTimeout, proxyRefused, proxyLoop, providerTimeout, invalidProviderPage, internalError, pageFileInvalid,
-        invalidSession, unknownSession, unknownScenario, invalidMockHeader, simulatedFault, invalidQuery,
+        invalidSession, unknownSession, unknownScenario, invalidStub, invalidMockHeader, simulatedFault, invalidQuery,
         adminForbidden, crossSiteRefused, adminHeaderRequired, hostNotAllowed, unknownPreviewAsset, bareCR, bareLF,
         obsFold, whitespaceBeforeColon, invalidFieldName, invalidFieldValue, invalidRequestLine, invalidMethod,
         invalidTarget, invalidPathEncoding, missingVersion, unsupportedVersion, missingHost, duplicateHost,

@@ -1,0 +1,114 @@
+import HTTPCore
+import PageModel
+
+/// Runtime stubs (docs/mock.md, "Runtime stubs"): a UI test puts the page or the action answer it needs while the
+/// server runs, for its session (`?session=ID`) or for every request, instead of editing files on disk. A page
+/// is checked exactly as a page file is (`PageFile`, then its references against the catalog and the other stubs),
+/// an answer as a declared answer is; what fails is a 400 `invalid_stub` whose `diagnostics` give each finding's
+/// JSON pointer in the body sent. `POST /__admin/reset` forgets every stub, a session's reset its own.
+extension MockLayer {
+    func addStubRoutes(to router: inout ContextRouter<RequestContext>) {
+        router.get("/__admin/stubs", adminRoute("admin.stubs") { _ in self.adminStubs() })
+        router.delete(
+            "/__admin/stubs",
+            adminRoute("admin.stubs") { request in
+                self.mock.stubs.removeAll(session: try Self.stubSession(request))
+                return self.adminStubs()
+            })
+        router.put("/__admin/stubs/pages/{pageID}", adminRoute("admin.stubs.page", adminPutPage))
+        router.delete(
+            "/__admin/stubs/pages/{pageID}",
+            adminRoute("admin.stubs.page") { request in
+                let pageID = request.pathParameters["pageID"] ?? ""
+                self.mock.stubs.setPage(nil, .init(name: pageID, session: try Self.stubSession(request)))
+                return self.adminStubs()
+            })
+        router.put("/__admin/stubs/actions/{name}", adminRoute("admin.stubs.action", adminPutAction))
+        router.delete(
+            "/__admin/stubs/actions/{name}",
+            adminRoute("admin.stubs.action") { request in
+                let name = request.pathParameters["name"] ?? ""
+                self.mock.stubs.setAction(nil, .init(name: name, session: try Self.stubSession(request)))
+                return self.adminStubs()
+            })
+    }
+
+    /// `GET /__admin/stubs`: every stub, `{"pages": [{"id", "session"?}], "actions": [{"name", "session"?}]}`.
+    func adminStubs() -> HTTPResponse {
+        func list(_ keys: [MockStubs.Key], _ member: String) -> JSONValue {
+            .array(
+                keys.map { key in
+                    var object = JSONObject()
+                    object[member] = .string(key.name)
+                    if let session = key.session { object["session"] = .string(session) }
+                    return .object(object)
+                })
+        }
+        let keys = mock.stubs.keys
+        return Self.adminJSON(["pages": list(keys.pages, "id"), "actions": list(keys.actions, "name")])
+    }
+
+    /// `PUT /__admin/stubs/pages/{pageID}[?session=ID]` with a page file (`pages/README.md`; `server.actions` are
+    /// stubbed one by one instead): served for `GET /v1/pages/{pageID}` and its chunks, before the page files,
+    /// scenarios and session copies.
+    func adminPutPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let pageID = request.pathParameters["pageID"] ?? ""
+        guard PageID.isValid(pageID) else { throw ProblemDetails.invalidPageID(pageID) }
+        let session = try Self.stubSession(request)
+        _ = try application.bodyReader.read(request)  // media type, size and JSON syntax, as for any admin body
+        let catalog = application.catalog
+        let file = PageFile(
+            bytes: request.body, file: "stub:\(pageID)", expectedID: pageID, defaults: configuration.pages,
+            catalog: catalog.sources.catalog)
+        var findings = file.diagnostics
+        if !file.declaredActionNames.isEmpty {
+            findings.append(
+                .error(
+                    "unsupported_in_stub", "/server/actions",
+                    "a stub page declares no actions: stub each answer with PUT /__admin/stubs/actions/{name}"))
+        }
+        let pages = Set(catalog.pageIDs).union(mock.stubs.pageIDs).union([pageID])
+        let actions = Set(catalog.actions.keys).union(mock.stubs.actionNames)
+        findings += file.references.compactMap {
+            $0.diagnostic(pages: pages, actionNames: actions, remote: configuration.pages.referencesMayBeRemote)
+        }
+        guard let page = file.page, !findings.containsErrors else { throw Self.invalidStub("page", pageID, findings) }
+        mock.stubs.setPage(page, .init(name: pageID, session: session))
+        return adminStubs()
+    }
+
+    /// `PUT /__admin/stubs/actions/{name}[?session=ID]` with an `actionResponse` envelope: the answer to
+    /// `POST /v1/actions/{name}`, instead of the page files' and any Swift handler's. It is sent as it is, to any
+    /// widget (no request check), and does not change a session's copy of the page.
+    func adminPutAction(_ request: HTTPRequest) throws -> HTTPResponse {
+        let name = request.pathParameters["name"] ?? ""
+        guard ActionName.isValid(name) else {
+            throw ProblemDetails.invalidRequest(.root, "Action names match \(ActionName.pattern), not \"\(name)\".")
+        }
+        let session = try Self.stubSession(request)
+        let json = try application.bodyReader.read(request)
+        let findings = ActionRoutes.diagnostics(of: json)
+        guard !findings.containsErrors else { throw Self.invalidStub("action answer", name, findings) }
+        mock.stubs.setAction(JSONWriter().write(json), .init(name: name, session: session))
+        return adminStubs()
+    }
+
+    /// The `session` query parameter: the session a stub is for; absent for every request.
+    private static func stubSession(_ request: HTTPRequest) throws -> String? {
+        guard let session = request.queryItem("session") else { return nil }
+        guard SessionID.isValid(session) else {
+            throw ProblemDetails(.invalidSession, detail: "Session ids match \(SessionID.pattern).")
+        }
+        return session
+    }
+
+    private static func invalidStub(_ kind: String, _ name: String, _ findings: [Diagnostic]) -> ProblemDetails {
+        let errors = findings.filter { $0.severity == .error }
+        let first = errors.first.map { " The first: \($0.path.string): \($0.code): \($0.message)" } ?? ""
+        return ProblemDetails(
+            .invalidStub,
+            detail:
+                "The \(kind) \(name) has \(errors.count) error\(errors.count == 1 ? "" : "s") a page file could not hold.\(first)",
+            diagnostics: findings)
+    }
+}
