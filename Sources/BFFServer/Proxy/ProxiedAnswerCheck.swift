@@ -20,9 +20,10 @@ struct ProxiedAnswerCheck: Sendable {
     /// contract. A redirect or a 304 has no body to check.
     /// - Parameters:
     ///   - requestID: the `X-Request-ID` the proxy sent; `echoed`, the one the answer carries.
+    ///   - contentLanguage: the answer's `Content-Language`, which must name the envelope's `locale` when it has one.
     func check(
         _ target: ProxyTarget, status: Int, contentType: String?, body: [UInt8], requestID: String? = nil,
-        echoed: String? = nil
+        echoed: String? = nil, contentLanguage: String? = nil
     ) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         if let requestID, echoed != requestID {
@@ -32,10 +33,13 @@ struct ProxiedAnswerCheck: Sendable {
                     "the answer carries X-Request-ID \(echoed.map { "\"\($0)\"" } ?? "(none)"), not the request's \"\(requestID)\""
                 ))
         }
-        return findings + checkBody(target, status: status, contentType: contentType, body: body)
+        return findings
+            + checkBody(target, status: status, contentType: contentType, body: body, language: contentLanguage)
     }
 
-    private func checkBody(_ target: ProxyTarget, status: Int, contentType: String?, body: [UInt8]) -> [Diagnostic] {
+    private func checkBody(
+        _ target: ProxyTarget, status: Int, contentType: String?, body: [UInt8], language: String?
+    ) -> [Diagnostic] {
         if (300..<400).contains(status) { return [] }
         let type = contentType.map { MediaType.essence(of: $0) } ?? ""
         if !(200..<300).contains(status) { return checkProblem(status: status, type: type, body: body) }
@@ -51,6 +55,14 @@ struct ProxiedAnswerCheck: Sendable {
         let json: JSONValue
         do { json = try decoder.parse(body) } catch { return [error.diagnostic] }
         var diagnostics: [Diagnostic]
+        var localeFinding: [Diagnostic] = []
+        if case .string(let locale)? = json["locale"], language?.lowercased() != locale.lowercased() {
+            localeFinding.append(
+                .error(
+                    "locale_mismatch", "/locale",
+                    "the envelope's locale \"\(locale)\" and Content-Language \(language.map { "\"\($0)\"" } ?? "(none)") disagree"
+                ))
+        }
         do {
             let decoded = try decoder.decodeEnvelope(json: json)
             diagnostics = decoded.diagnostics
@@ -82,7 +94,7 @@ struct ProxiedAnswerCheck: Sendable {
         if diagnostics.contains(where: { AuthoringTypes.reviewedCodes.contains($0.code) }) {
             diagnostics = authoring.review(diagnostics, in: json, catalog: catalog)
         }
-        return diagnostics
+        return localeFinding + diagnostics
     }
 
     static func expectedKind(_ target: ProxyTarget) -> Envelope.Kind {

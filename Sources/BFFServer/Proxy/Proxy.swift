@@ -159,7 +159,8 @@ final class Proxy: Sendable {
             forwarded.increment([exchange.target.route, "status_\(answer.status)"])
             let diagnostics = check.check(
                 exchange.target, status: answer.status, contentType: answer.header("Content-Type"), body: answer.body,
-                requestID: context.requestID, echoed: answer.header("X-Request-ID"))
+                requestID: context.requestID, echoed: answer.header("X-Request-ID"),
+                contentLanguage: answer.header("Content-Language"))
             for diagnostic in diagnostics where diagnostic.severity != .info {
                 findings.increment([exchange.target.route, diagnostic.code, diagnostic.severity.rawValue])
             }

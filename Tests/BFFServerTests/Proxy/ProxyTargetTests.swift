@@ -139,6 +139,15 @@ import Testing
                 .page("a"),
                 #"{"schemaVersion": 1, "kind": "page", "page": {"id": "b", "title": "B", "sections": []}}"#)
                 == ["page_id_mismatch /page/id"])
+        let localized = Array(
+            #"{"schemaVersion": 1, "kind": "page", "locale": "de", "page": {"id": "a", "title": "A", "sections": []}}"#
+                .utf8)
+        #expect(
+            check.check(.page("a"), status: 200, contentType: "application/json", body: localized).map(\.code)
+                == ["locale_mismatch"])
+        #expect(
+            check.check(
+                .page("a"), status: 200, contentType: "application/json", body: localized, contentLanguage: "DE") == [])
         let echoed = check.check(
             .page("a"), status: 304, contentType: nil, body: [], requestID: "r-1", echoed: "r-2")
         #expect(echoed.map(\.code) == ["request_id_not_echoed"])
