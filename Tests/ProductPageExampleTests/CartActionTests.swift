@@ -86,16 +86,15 @@ import Testing
             #expect(answer.status == 504, "\(answer.text)")
             #expect(answer.text.contains(#""code":"upstream_timeout""#))
         }
-        // A port nothing listens on any more.
-        let closed = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in .text("") }
-        try closed.start()
-        let deadURL = "http://" + closed.localAddress
-        closed.shutdown()
-        await closed.stoppedAsync()
+        // A port where connections are refused for the whole test (a port bound and closed again could be
+        // handed to a parallel test's server meanwhile).
+        let refusing = try RefusingPort()
+        let deadURL = "http://127.0.0.1:\(refusing.port)"
         try await withCart(cartURL: deadURL) { http, _ in
             let answer = try await http.post("/v1/actions/live.cart.add", json: Self.body)
             #expect(answer.status == 502, "\(answer.text)")
             #expect(answer.text.contains(#""code":"upstream_unavailable""#))
         }
+        withExtendedLifetime(refusing) {}
     }
 }

@@ -110,11 +110,10 @@ import Testing
     }
 
     @Test func aDeadReviewsUpstreamDegradesOneSection() async throws {
-        let closed = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in .text("") }
-        try closed.start()
-        let deadURL = "http://" + closed.localAddress
-        closed.shutdown()
-        await closed.stoppedAsync()
+        // A port where connections are refused for the whole test (a port bound and closed again could be
+        // handed to a parallel test's server meanwhile).
+        let refusing = try RefusingPort()
+        let deadURL = "http://127.0.0.1:\(refusing.port)"
         try await withProductPage(reviewsURL: deadURL) { _, http, _ in
             let (page, first) = try await crawl(http)
             #expect(page.sections[1].widgets.map(\.id) == ["reviews.unavailable"])
@@ -124,6 +123,7 @@ import Testing
             #expect(degradations.first?.sectionID == "product.reviews")
             #expect(degradations.first?.reason.hasPrefix("reviews:") == true)
         }
+        withExtendedLifetime(refusing) {}
     }
 
     /// Reviews answer after 12 s, the upstream timeout is 2 s (the healthy catalog answers within it, also on a
@@ -153,11 +153,10 @@ import Testing
     /// The contract test itself (PageStore over its HTTP loader) passes on the provider page, healthy and with a
     /// dead reviews upstream (the degraded section is still a valid page).
     @Test func theProviderPagePassesVerify() async throws {
-        let closed = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { _ in .text("") }
-        try closed.start()
-        let deadURL = "http://" + closed.localAddress
-        closed.shutdown()
-        await closed.stoppedAsync()
+        // A port where connections are refused for the whole test (a port bound and closed again could be
+        // handed to a parallel test's server meanwhile).
+        let refusing = try RefusingPort()
+        let deadURL = "http://127.0.0.1:\(refusing.port)"
         for reviewsURL in [nil, deadURL] {
             try await withProductPage(reviewsURL: reviewsURL) { server, _, _ in
                 let configuration = VerifierConfiguration(
@@ -169,6 +168,7 @@ import Testing
                 #expect(report.coverage.cursors >= 1)
             }
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func everyCapabilityProfileSeesOnlyWhatItRenders() async throws {
