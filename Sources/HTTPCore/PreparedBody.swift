@@ -99,6 +99,12 @@ public final class PreparedBody: Sendable {
 
     /// The identity bytes.
     public var identityBytes: [UInt8] { identity.bytes }
+
+    /// The first `limit` identity bytes and the identity length: a reader that keeps a bounded part (the mock
+    /// journal) copies no more than that.
+    public func identityPrefix(_ limit: Int) -> (bytes: [UInt8], count: Int) {
+        (Array(identity.pointer.prefix(limit)), identity.count)
+    }
     /// The gzip bytes, when a gzip variant exists (made now if it was prepared lazily).
     public var gzipBytes: [UInt8]? { gzipVariant()?.storage.bytes }
 

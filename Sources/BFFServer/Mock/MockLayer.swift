@@ -157,14 +157,14 @@ final class MockLayer: Sendable {
             draft.entry.problemCode = problem["code"]?.stringValue
             draft.entry.detail = problem["detail"]?.stringValue
         }
-        let body: [UInt8]
-        switch response.body {
-        case .bytes(let bytes): body = bytes
-        case .prepared(let prepared): body = prepared.identityBytes
-        case .empty, .stream: body = []
-        }
         let limit = mock.configuration.journalBodyBytes
-        draft.entry.responseBody = Array(body.prefix(limit))
+        let body: (bytes: [UInt8], count: Int)
+        switch response.body {
+        case .bytes(let bytes): body = (Array(bytes.prefix(limit)), bytes.count)
+        case .prepared(let prepared): body = prepared.identityPrefix(limit)
+        case .empty, .stream: body = ([], 0)
+        }
+        draft.entry.responseBody = body.bytes
         draft.entry.responseBodyTruncated = body.count > limit
         let entry = draft
         response.onSent = { sent in entry.record(status: sent.status, responseBytes: sent.bodyBytes) }

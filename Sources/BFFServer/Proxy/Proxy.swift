@@ -98,7 +98,7 @@ final class Proxy: Sendable {
         guard let target = ProxyTarget(path: request.path), target.allows(request.method),
             ProxyTarget.admits(
                 method: request.method.rawValue, path: request.path, include: include, exclude: exclude),
-            !serveLocally(target, actionPage: Self.actionPage(of: request, target), isLocal: isLocal)
+            !serveLocally(target, actionPage: actionPage(of: request, target), isLocal: isLocal)
         else { return next.respond(to: request, context: context) }
         if ProxyTarget.hasLooped(request.headers, token: via) {
             return .response(
@@ -132,9 +132,10 @@ final class Proxy: Sendable {
         return isLocal(target)
     }
 
-    /// The `pageID` an action request's body names.
-    private static func actionPage(of request: borrowing HTTPRequest, _ target: ProxyTarget) -> String? {
-        guard case .action = target, !request.body.isEmpty else { return nil }
+    /// The `pageID` an action request's body names — parsed only while some page is switched, so an action request
+    /// is not parsed twice for nothing.
+    private func actionPage(of request: borrowing HTTPRequest, _ target: ProxyTarget) -> String? {
+        guard case .action = target, !request.body.isEmpty, !overrides.withLock({ $0.isEmpty }) else { return nil }
         return (try? JSONParser().parse(request.body))?["pageID"]?.stringValue
     }
 
