@@ -87,7 +87,12 @@ extension MockLayer {
         }
         let session = try Self.stubSession(request)
         let json = try application.bodyReader.read(request)
-        let findings = ActionRoutes.diagnostics(of: json)
+        var findings = ActionRoutes.diagnostics(of: json)
+        // The document's shape (docs/openapi.json, ActionResponseEnvelope), stricter than a client's lenient decoder:
+        // what the server sends as it is must not lean on that leniency (`"effects": null`).
+        for member in ["mutations", "effects"] where json[member] != nil && json[member]?.arrayValue == nil {
+            findings.append(.error("invalid_envelope", JSONPointer.root / member, "\(member) is an array"))
+        }
         guard !findings.containsErrors else { throw Self.invalidStub("action answer", name, findings) }
         mock.stubs.setAction(JSONWriter().write(json), .init(name: name, session: session))
         return adminStubs()

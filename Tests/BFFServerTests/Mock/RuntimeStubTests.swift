@@ -72,6 +72,11 @@ import Testing
             )
             #expect(invalid.status == 400)
             #expect(try json(invalid)["diagnostics"]?[0]?["path"]?.stringValue?.hasPrefix("/effects/0") == true)
+            let null = try await Self.put(
+                http, "/__admin/stubs/actions/orders.cancel",
+                #"{"schemaVersion": 1, "kind": "actionResponse", "mutations": [], "effects": null}"#)
+            #expect(null.status == 400, "a stub answer is sent as it is: its shape is the document's")
+            #expect(try json(null)["diagnostics"]?[0]?["path"] == "/effects")
             _ = try await http.request("DELETE", "/__admin/sessions/ui-7", headers: Self.admin, body: nil)
             #expect(try await http.get("/v1/pages/orders", headers: test).status == 404)
             #expect(try json(try await http.get("/__admin/stubs")) == ["pages": [], "actions": []])
