@@ -24,7 +24,8 @@ public struct FaultRule: Sendable, Hashable {
                 "unknown method \"\(method)\" in route pattern \"\(pattern)\"; methods: "
                     + Self.methods.sorted().joined(separator: ", "))
         }
-        guard path.hasPrefix("/") else {
+        // Bytes, as the glob matches: "/🏻" (an emoji modifier after "/") is one Character that is not "/".
+        guard path.utf8.first == UInt8(ascii: "/") else {
             throw FaultSpecError("route pattern \"\(pattern)\" must be [METHOD ]/path, e.g. /v1/pages/*")
         }
         self.pattern = pattern

@@ -35,7 +35,10 @@ struct JournalQuery: Sendable {
                 guard HTTPMethod(value).isToken else { throw Self.invalid("method", "a method such as POST") }
                 method = value.uppercased()
             case "path":
-                guard value.hasPrefix("/") else { throw Self.invalid("path", "a path glob starting with /") }
+                // Bytes, as the glob matches: "/🏻" is one Character, not "/" and a modifier.
+                guard value.utf8.first == UInt8(ascii: "/") else {
+                    throw Self.invalid("path", "a path glob starting with /")
+                }
                 path = value
             case "session":
                 guard SessionID.isValid(value) else {

@@ -62,6 +62,7 @@ import Testing
         #expect(!exact.matches(method: "GET", path: "/v1/pages/feed/next"))
         #expect(try FaultRule(pattern: "/*/next", spec: spec).matches(method: "GET", path: "/v1/pages/feed/next"))
         #expect(throws: FaultSpecError.self) { try FaultRule(pattern: "v1/pages", spec: spec) }
+        #expect(try FaultRule(pattern: "/\u{1F3FB}*", spec: spec).matches(method: "GET", path: "/\u{1F3FB}x"))
         let header = FaultSpec(fault: .empty)
         #expect(
             FaultPlan.spec(header: header, method: "GET", path: "/v1/pages/x", runtime: [pages], configured: [])
