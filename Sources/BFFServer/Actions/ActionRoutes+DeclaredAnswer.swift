@@ -23,16 +23,17 @@ extension ActionRoutes {
         guard let rule = declared.rules.first(where: { $0.when?.matches(facts) ?? true }) else {
             return ActionAnswer(response: declared.response, prepared: nil)
         }
+        let dataUpdate = rule.dataChanges.isEmpty ? nil : DataUpdate(changes: rule.dataChanges, facts: facts)
         switch rule.answer {
         case .problem(let problem):
             throw problem
         case .response(let response, nil):
-            return ActionAnswer(response: response, prepared: nil)
+            return ActionAnswer(response: response, prepared: nil, dataUpdate: dataUpdate)
         case .response(_, let template?):
             do {
                 let response = try Self.filled(template, facts)
                 if let targets { try Self.checkFilledTargets(of: response, template, page: action.pageID, in: targets) }
-                return ActionAnswer(response: response, prepared: nil)
+                return ActionAnswer(response: response, prepared: nil, dataUpdate: dataUpdate)
             } catch {
                 throw problem(for: error, action: action, requestID: context.requestID)
             }

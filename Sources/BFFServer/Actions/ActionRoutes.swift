@@ -57,7 +57,8 @@ struct ActionRoutes: Sendable {
                         request, context, capabilities: capabilities, timeout: handler.options.timeout, log: self.log,
                         span: "action \(name)", attributes: [.string(SemanticAttribute.action, name)]))
                 let answer = try await self.runHandler(handler, call)
-                self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
+                self.lookup.actionAnswered(
+                    answer.response, action, dataUpdate: answer.dataUpdate, context: context, snapshot: snapshot)
                 var response = try self.actionResponse(answer, declaredBy: page, context)
                 response.upstreamNanoseconds = call.call.upstreamTimer?.nanoseconds ?? 0
                 return response
@@ -70,7 +71,8 @@ struct ActionRoutes: Sendable {
         let answer = { @Sendable () throws -> HTTPResponse in
             let answer = try self.declaredAnswer(
                 declared, to: action, request, context, snapshot: snapshot, targets: targets)
-            self.lookup.actionAnswered(answer.response, action, context: context, snapshot: snapshot)
+            self.lookup.actionAnswered(
+                answer.response, action, dataUpdate: answer.dataUpdate, context: context, snapshot: snapshot)
             return try self.actionResponse(answer, declaredBy: page, context)
         }
         guard let idempotency else { return .now(try answer()) }
@@ -150,4 +152,18 @@ struct ActionAnswer: Sendable {
     var prepared: PreparedBody?
     /// The envelope's bytes when a computed answer was encoded to be checked: sent as they are.
     var encoded: [UInt8]? = nil
+    /// What the answer changes in the session's copy of the data (a declared answer's `data`).
+    var dataUpdate: DataUpdate? = nil
+}
+
+/// The data changes of one answered request, with the request values their placeholders are filled from.
+struct DataUpdate: Sendable {
+    var changes: [DataChange]
+    var facts: RequestFacts
+
+    func applied(to documents: DataDocuments) -> DataDocuments {
+        var result = documents
+        for change in changes { change.applied(to: &result, facts: facts) }
+        return result
+    }
 }

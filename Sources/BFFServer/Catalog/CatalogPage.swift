@@ -18,6 +18,8 @@ public struct CatalogPage: Sendable {
         var strings: LocalizedStrings?
         var headerBlock: HTTPHeaderBlock?
         var variants: [PageVariant]
+        var items: ItemPages?
+        var generator: PageGenerator?
         /// What responses serving this page tell the access log and metrics (its id), made once.
         var annotations: HTTPResponseAnnotations
 
@@ -38,9 +40,12 @@ public struct CatalogPage: Sendable {
         }
 
         func copy() -> Storage {
-            Storage(
+            let copy = Storage(
                 page: page, pageSize: pageSize, cacheControl: cacheControl, version: version,
                 actionNames: actionNames, file: file, strings: strings, headerBlock: headerBlock, variants: variants)
+            copy.items = items
+            copy.generator = generator
+            return copy
         }
     }
 
@@ -110,6 +115,18 @@ public struct CatalogPage: Sendable {
     var variants: [PageVariant] {
         get { storage.variants }
         set { storageForWriting().variants = newValue }
+    }
+
+    /// The page made for each item of a data array (`server.item`), served by the item's query parameter.
+    var items: ItemPages? {
+        get { storage.items }
+        set { storageForWriting().items = newValue }
+    }
+
+    /// How to make the page again from other data (a session's copy), for a page made from data.
+    var generator: PageGenerator? {
+        get { storage.generator }
+        set { storageForWriting().generator = newValue }
     }
 
     /// - Parameter encoded: the page's bytes (`page.encoded()`) when the caller has them already; else the page

@@ -1,4 +1,5 @@
 import PageModel
+
 extension PageCatalog {
     /// The result of ``keepingLastGood(from:keepingDeleted:)``.
     public struct LastGoodMerge: Sendable {
@@ -22,6 +23,7 @@ extension PageCatalog {
             merged.pages = previous.pages
             merged.actions = previous.actions
             merged.scenarios = previous.scenarios
+            merged.data = previous.data
             merged.sources = previous.sources
             return LastGoodMerge(catalog: merged, kept: previous.pages.values.map(\.file).sorted(), pendingDeletion: [])
         }
@@ -46,7 +48,10 @@ extension PageCatalog {
             return true
         }
         for file in broken.sorted() {
-            if let (pageID, scenario) = CatalogScenario.parse(fileName: file) {
+            if let name = file.dropping(prefix: DataDocuments.folder + "/"), name.hasSuffix(".json") {
+                // DataDocuments.load kept the last good document.
+                if merged.data.documents[String(name.dropLast(5))] != nil { kept.append(file) }
+            } else if let (pageID, scenario) = CatalogScenario.parse(fileName: file) {
                 if keepScenario(pageID, scenario) { kept.append(file) }
             } else if file.hasSuffix(".json"), keepPage(String(file.dropLast(5))) {
                 kept.append(file)

@@ -14,6 +14,8 @@ public struct PageCatalog: Sendable {
     public internal(set) var diagnostics: [FileDiagnostic] = []
     /// Scenario variants (`<pageID>.<scenario>.json`, served in mock mode) by page id, then scenario name.
     public internal(set) var scenarios: [String: [String: CatalogScenario]] = [:]
+    /// The data documents of `data/` that page templates read (pages/README.md § Pages from data).
+    public internal(set) var data = DataDocuments()
     /// True when pages were kept despite error diagnostics (``load(directory:defaults:catalog:unchecked:reusing:)``).
     public private(set) var isUnchecked = false
     /// The files it was loaded from, with what decoding each gave (for the next load that reuses this catalog).
@@ -62,6 +64,10 @@ public struct PageCatalog: Sendable {
             return result
         }
         result.sources = SourceFiles(defaults: defaults, catalog: catalog, reusing: previous?.sources)
+        let (data, dataFindings) = DataDocuments.load(directory: directory, previous: previous?.data)
+        result.data = data
+        result.sources.data = data
+        result.diagnostics += dataFindings
         var files: [(name: String, file: PageFile)] = []
         for name in names where !CatalogScenario.isScenarioFileName(name) {
             let id = String(name.dropLast(5))

@@ -16,7 +16,8 @@ struct PageDirectory {
             var isDirectory: ObjCBool = false
             _ = fileManager.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory)
             if isDirectory.boolValue {
-                guard !name.hasPrefix("."), let nested = Self.jsonFiles(under: directory + "/" + name), !nested.isEmpty
+                guard !name.hasPrefix("."), name != DataDocuments.folder,
+                    let nested = Self.jsonFiles(under: directory + "/" + name), !nested.isEmpty
                 else { continue }
                 let listed = nested.prefix(5).map { name + "/" + $0 }.joined(separator: ", ")
                 let more = nested.count > 5 ? " and \(nested.count - 5) more" : ""

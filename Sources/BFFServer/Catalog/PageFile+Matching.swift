@@ -6,14 +6,14 @@ import PageModel
 /// with the file and JSON path.
 extension PageFile {
     static let matchedActionKeys: Set<String> = ["responses"]
-    static let ruleKeys: Set<String> = ["when", "response", "problem"]
+    static let ruleKeys: Set<String> = ["when", "response", "problem", "data"]
     static let variantKeys: Set<String> = ["when", "scenario", "problem"]
 
     /// One declared action: a response envelope (possibly templated), or `{"responses": [{"when": …,
     /// "response": …} | {"when": …, "problem": …}, …]}` whose last entry, without `when`, is the default.
     static func action(
         _ name: String, _ value: JSONValue, at path: JSONPointer, page: PageModel, decoder: PageDecoder,
-        validator: PageValidator, diagnostics: inout [Diagnostic]
+        validator: PageValidator, data: DataDocuments, diagnostics: inout [Diagnostic]
     ) -> CatalogAction? {
         guard ActionName.isValid(name) else {
             diagnostics.append(
@@ -73,9 +73,18 @@ extension PageFile {
                     response, at: entryPath / "response", page: page, decoder: decoder, validator: validator,
                     diagnostics: &diagnostics)
                 {
-                    rules.append(ActionRule(when: when, answer: .response(decoded, template: template)))
+                    var answer = ActionRule(when: when, answer: .response(decoded, template: template))
+                    answer.dataChanges = Self.dataChanges(
+                        rule["data"], at: entryPath / "data", data: data, diagnostics: &diagnostics)
+                    rules.append(answer)
                 }
             case (nil, let problem?):
+                if rule["data"] != nil {
+                    diagnostics.append(
+                        .error(
+                            "invalid_data_change", entryPath / "data",
+                            "a problem answer changes no data; put data on a response"))
+                }
                 if let problem = declaredProblem(problem, at: entryPath / "problem", diagnostics: &diagnostics) {
                     rules.append(ActionRule(when: when, answer: .problem(problem)))
                 }
@@ -97,6 +106,20 @@ extension PageFile {
                 isMatched: true)
         }
         return CatalogAction(name: name, pageID: page.id, response: fallback, rules: rules, isMatched: true)
+    }
+
+    /// An answer's `data`: the changes it makes to the session's copy of the data (``DataChange``).
+    static func dataChanges(
+        _ value: JSONValue?, at path: JSONPointer, data: DataDocuments, diagnostics: inout [Diagnostic]
+    ) -> [DataChange] {
+        guard let value else { return [] }
+        guard case .array(let entries) = value else {
+            diagnostics.append(.error("invalid_data_change", path, "data is an array of changes"))
+            return []
+        }
+        return entries.enumerated().compactMap {
+            DataChange($1, at: path / $0, data: data, diagnostics: &diagnostics)
+        }
     }
 
     /// A `when` object, or `nil` (with diagnostics) when it is invalid.

@@ -13,11 +13,23 @@ struct PageFile {
     /// What the page and its actions' answers name in other files, checked once all files are loaded.
     var references: [PageReference] = []
 
+    /// The data documents the page's templates read (pages/README.md § Pages from data); empty for a literal page.
+    /// A page made from data is decoded again whenever the data changes (``SourceFiles``).
+    var dataDocuments: Set<String> = []
+    /// True when the page's content holds data templates.
+    var isGenerated = false
+    /// True when decoding the file read the data: its page is made from data, or its answers change data.
+    var readsData: Bool { isGenerated || actions.contains { $0.rules.contains { !$0.dataChanges.isEmpty } } }
+
     static let settingKeys: Set<String> = [
-        "pageSize", "cacheControl", "actions", "strings", "defaultLocale", "variants",
+        "pageSize", "cacheControl", "actions", "strings", "defaultLocale", "variants", "item",
     ]
 
-    init(bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog) {
+    /// - Parameter data: the data documents templates read (``PageTemplate``); none by default.
+    init(
+        bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog,
+        data: DataDocuments = DataDocuments(), item: (name: String, value: JSONValue)? = nil
+    ) {
         let decoder = PageDecoder(catalog: catalog)
         let validator = PageValidator(catalog: catalog)
         var root: JSONObject
@@ -38,6 +50,41 @@ struct PageFile {
             if diagnostics.contains(where: { AuthoringTypes.reviewedCodes.contains($0.code) }) {
                 let document = (try? decoder.parse(bytes)) ?? .null
                 diagnostics = defaults.authoringTypes.review(diagnostics, in: document, catalog: catalog)
+            }
+        }
+        // Data templates are expanded first: everything below sees the literal page, and what it finds inside
+        // generated content is moved to the template it came from.
+        var expansion: PageTemplate.Expansion?
+        var bindings: [String: JSONValue] = [:]
+        var itemSetting: ItemSetting?
+        if let item {
+            bindings[item.name] = item.value
+        } else if let setting = root["server"]?["item"] {
+            // The page itself is made with the first item (an empty one when there is none): it is what the page's
+            // actions and references are checked against; each item's page is made at the end.
+            itemSetting = ItemSetting(setting, at: "/server/item", data: data, diagnostics: &diagnostics)
+            if let itemSetting {
+                bindings[itemSetting.name] = itemSetting.items.first ?? .object(JSONObject())
+                dataDocuments.insert(itemSetting.document)
+            }
+        }
+        if let content = root["page"], !bindings.isEmpty || PageTemplate.isTemplate(content) {
+            let expanded = PageTemplate.expand(content, at: "/page", data: data, bindings: bindings)
+            root["page"] = expanded.value
+            diagnostics += expanded.diagnostics
+            dataDocuments.formUnion(expanded.documents)
+            isGenerated = true
+            expansion = expanded
+        }
+        let expandedFrom = diagnostics.count
+        defer {
+            if let expansion {
+                for index in expandedFrom..<diagnostics.count {
+                    diagnostics[index].path = expansion.sourcePath(of: diagnostics[index].path)
+                }
+                for index in references.indices {
+                    references[index].path = expansion.sourcePath(of: references[index].path)
+                }
             }
         }
         if let content = root["page"] { diagnostics += Self.placeholdersOutsideAnswers(in: content, at: "/page") }
@@ -109,7 +156,7 @@ struct PageFile {
                         declaredActionNames.append(member.key)
                         if let action = Self.action(
                             member.key, member.value, at: path, page: decodedPage, decoder: decoder,
-                            validator: validator, diagnostics: &diagnostics)
+                            validator: validator, data: data, diagnostics: &diagnostics)
                         {
                             actions.append(action)
                             actionNames.append(member.key)
@@ -125,6 +172,53 @@ struct PageFile {
             page: decodedPage, pageSize: pageSize, cacheControl: cacheControl, actionNames: actionNames, file: file,
             strings: strings)
         page?.variants = variants
+        if isGenerated, item == nil {
+            page?.generator = PageGenerator(
+                bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog,
+                documents: dataDocuments)
+        }
+        if let itemSetting, page != nil {
+            page?.items = Self.itemPages(
+                itemSetting, bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog,
+                data: data, diagnostics: &diagnostics)
+        }
+    }
+
+    /// Each item's page (``ItemPages``): the file made with the item bound. Their findings are added once per
+    /// code and path (the same template gives the same finding for many items).
+    static func itemPages(
+        _ setting: ItemSetting, bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages,
+        catalog: WidgetCatalog, data: DataDocuments, diagnostics: inout [Diagnostic]
+    ) -> ItemPages {
+        var pages: [String: CatalogPage] = [:]
+        var seen = Set(diagnostics.map { $0.code + "\u{0}" + $0.path.string })
+        func add(_ finding: Diagnostic) {
+            if seen.insert(finding.code + "\u{0}" + finding.path.string).inserted { diagnostics.append(finding) }
+        }
+        let keyPath = JSONPointer("/server/item/key")
+        for (index, item) in setting.items.enumerated() {
+            guard let value = item[setting.key], value.stringValue != nil || value.numberValue != nil else {
+                add(
+                    .error(
+                        "invalid_item_key", keyPath,
+                        "item \(index) has no text or number \"\(setting.key)\" to name it by"))
+                continue
+            }
+            let key = value.templateText
+            guard pages[key] == nil else {
+                add(.error("duplicate_item_key", keyPath, "two items have \(setting.key) \"\(key)\""))
+                continue
+            }
+            let made = PageFile(
+                bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data,
+                item: (setting.name, item))
+            made.diagnostics.forEach(add)
+            if let page = made.page, !made.diagnostics.containsErrors { pages[key] = page }
+        }
+        return ItemPages(
+            parameter: setting.parameter, pages: pages,
+            byVersion: Dictionary(pages.values.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first }),
+            problem: setting.problem)
     }
 
     /// Decodes one declared action response and proves its mutations apply cleanly, in order, to the page. A

@@ -69,6 +69,10 @@ final class PageWatcher: Sendable {
     }
 
     private func run(events: DirectoryEvents?, stopFD: Int32) {
+        // The data folder (`data/`, DataDocuments) is watched too: its own events once it exists, and the poll.
+        let dataDirectory = directory + "/" + DataDocuments.folder
+        var dataEvents = useInotify ? DirectoryEvents(directory: dataDirectory) : nil
+        defer { dataEvents?.close() }
         var known = Self.scan(directory)
         var nextPoll = Self.now() + Double(pollIntervalMs) / 1000
         var lastChange: Double?
@@ -79,11 +83,19 @@ final class PageWatcher: Sendable {
             if let lastChange { timeout = min(timeout, max(0, lastChange + Double(debounceMs) / 1000 - now)) }
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
             if let events { fds.append(pollfd(fd: events.fd, events: Int16(POLLIN), revents: 0)) }
+            if let dataEvents { fds.append(pollfd(fd: dataEvents.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32((timeout * 1000).rounded(.up)))
             if ready < 0 && errno != EINTR { return }
             if fds[0].revents != 0 { return }
             if let events, fds[1].revents != 0 {
                 if events.drain(&buffer) { lastChange = Self.now() }
+            }
+            if let dataEvents, fds[fds.count - 1].revents != 0 {
+                if dataEvents.drain(&buffer) { lastChange = Self.now() }
+            }
+            if useInotify, dataEvents == nil, lastChange != nil {
+                // A data folder created since the start: watch it from now on (the poll saw it meanwhile).
+                dataEvents = DirectoryEvents(directory: dataDirectory)
             }
             if Self.now() >= nextPoll {
                 let current = Self.scan(directory)
@@ -101,8 +113,12 @@ final class PageWatcher: Sendable {
         }
     }
 
-    /// Every `*.json` file's fingerprint, sorted by name.
+    /// Every `*.json` file's fingerprint, sorted by name, then those of the data folder (`data/<name>`).
     static func scan(_ directory: String) -> [Fingerprint] {
+        scan(directory, prefix: "") + scan(directory + "/" + DataDocuments.folder, prefix: DataDocuments.folder + "/")
+    }
+
+    private static func scan(_ directory: String, prefix: String) -> [Fingerprint] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var prints: [Fingerprint] = []
         for name in names.sorted() where name.hasSuffix(".json") {
@@ -110,7 +126,7 @@ final class PageWatcher: Sendable {
             guard stat(directory + "/" + name, &info) == 0 else { continue }
             prints.append(
                 Fingerprint(
-                    name: name, size: Int(info.st_size),
+                    name: prefix + name, size: Int(info.st_size),
                     modified: DirectoryEvents.modified(info),
                     inode: UInt(info.st_ino)))
         }

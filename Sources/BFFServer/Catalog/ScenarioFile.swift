@@ -11,14 +11,21 @@ struct ScenarioFile: Sendable {
     /// What the page names in other files.
     var references: [PageReference] = []
     var diagnostics: [Diagnostic] = []
+    /// True when the page is made from data (``PageTemplate``).
+    var isGenerated = false
 
-    init(bytes: [UInt8], file: String, pageID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog) {
+    init(
+        bytes: [UInt8], file: String, pageID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog,
+        data: DataDocuments = DataDocuments()
+    ) {
         if let problem = PageCatalog.scenarioProblem(bytes, diagnostics: &diagnostics) {
             self.problem = problem
             return
         }
-        let pageFile = PageFile(bytes: bytes, file: file, expectedID: pageID, defaults: defaults, catalog: catalog)
+        let pageFile = PageFile(
+            bytes: bytes, file: file, expectedID: pageID, defaults: defaults, catalog: catalog, data: data)
         diagnostics += pageFile.diagnostics
+        isGenerated = pageFile.isGenerated
         if !pageFile.actions.isEmpty {
             diagnostics.append(
                 .error(

@@ -14,6 +14,14 @@ struct SourceFiles: Sendable {
     enum Decoded: Sendable {
         case page(PageFile)
         case scenario(ScenarioFile)
+
+        /// True when decoding the file read the data (a page made from it, answers that change it).
+        var readsData: Bool {
+            switch self {
+            case .page(let file): file.readsData
+            case .scenario(let file): file.isGenerated
+            }
+        }
     }
 
     struct Entry: Sendable {
@@ -23,6 +31,9 @@ struct SourceFiles: Sendable {
         var readAt: Double
         var digest: [UInt8]
         var decoded: Decoded
+        /// The data version the file was decoded with, when its page is made from data (``PageTemplate``): it is
+        /// decoded again when the data changes.
+        var dataVersion: String?
     }
 
     /// How much older than a load a file's last change must be for its unchanged stamp to be trusted.
@@ -31,6 +42,11 @@ struct SourceFiles: Sendable {
     /// The settings files are decoded with (`directory` cleared: where the files are is not one of them).
     let defaults: BFFConfiguration.Pages
     let catalog: WidgetCatalog
+    /// The data documents templates read; set before the page files are loaded.
+    var data = DataDocuments() {
+        didSet { dataVersion = data.version }
+    }
+    private var dataVersion = DataDocuments().version
     /// Wall-clock time (seconds since 1970) just before this load looked at the files.
     var startedAt = Date().timeIntervalSince1970
     /// Every file loaded, by name relative to the pages directory (settable for tests that age their stamps).
@@ -58,7 +74,8 @@ struct SourceFiles: Sendable {
     /// settled then; it is taken into this load without reading the file. `nil` when the file must be read.
     mutating func unchanged(_ name: String, stamp: FileStamp?) -> Decoded? {
         guard let entry = reusable[name], let recorded = entry.stamp, recorded == stamp,
-            Double(recorded.changed) / 1e9 < entry.readAt - Self.settleSeconds
+            Double(recorded.changed) / 1e9 < entry.readAt - Self.settleSeconds,
+            entry.dataVersion == nil || entry.dataVersion == dataVersion
         else { return nil }
         entries[name] = entry
         return entry.decoded
@@ -67,8 +84,10 @@ struct SourceFiles: Sendable {
     /// The page file `name` holding `bytes` (read after its `stamp` was taken), decoded unless the previous load saw
     /// the same bytes.
     mutating func page(_ name: String, bytes: [UInt8], stamp: FileStamp?, expectedID: String) -> PageFile {
-        let decoding = decode(name, bytes: bytes, stamp: stamp) { [defaults, catalog] in
-            .page(PageFile(bytes: bytes, file: name, expectedID: expectedID, defaults: defaults, catalog: catalog))
+        let decoding = decode(name, bytes: bytes, stamp: stamp) { [defaults, catalog, data] in
+            .page(
+                PageFile(
+                    bytes: bytes, file: name, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data))
         } reusing: {
             if case .page = $0 { true } else { false }
         }
@@ -79,8 +98,10 @@ struct SourceFiles: Sendable {
     /// The scenario file `name` of page `pageID` holding `bytes` (read after its `stamp` was taken), decoded unless
     /// the previous load saw the same bytes.
     mutating func scenario(_ name: String, bytes: [UInt8], stamp: FileStamp?, pageID: String) -> ScenarioFile {
-        let decoding = decode(name, bytes: bytes, stamp: stamp) { [defaults, catalog] in
-            .scenario(ScenarioFile(bytes: bytes, file: name, pageID: pageID, defaults: defaults, catalog: catalog))
+        let decoding = decode(name, bytes: bytes, stamp: stamp) { [defaults, catalog, data] in
+            .scenario(
+                ScenarioFile(
+                    bytes: bytes, file: name, pageID: pageID, defaults: defaults, catalog: catalog, data: data))
         } reusing: {
             if case .scenario = $0 { true } else { false }
         }
@@ -95,12 +116,17 @@ struct SourceFiles: Sendable {
     ) -> Decoded {
         let digest = Crypto.sha256(bytes)
         read.append(name)
-        if let entry = reusable[name], entry.digest == digest, isExpected(entry.decoded) {
-            entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: entry.decoded)
+        if let entry = reusable[name], entry.digest == digest, isExpected(entry.decoded),
+            entry.dataVersion == nil || entry.dataVersion == dataVersion
+        {
+            entries[name] = Entry(
+                stamp: stamp, readAt: startedAt, digest: digest, decoded: entry.decoded, dataVersion: entry.dataVersion)
             return entry.decoded
         }
         let result = make()
-        entries[name] = Entry(stamp: stamp, readAt: startedAt, digest: digest, decoded: result)
+        entries[name] = Entry(
+            stamp: stamp, readAt: startedAt, digest: digest, decoded: result,
+            dataVersion: result.readsData ? dataVersion : nil)
         decoded.append(name)
         return result
     }

@@ -13,4 +13,6 @@ struct ActionRule: Sendable {
 
     var when: RequestCondition?
     var answer: Answer
+    /// What the answer changes in the session's copy of the data (mock mode, with a session).
+    var dataChanges: [DataChange] = []
 }

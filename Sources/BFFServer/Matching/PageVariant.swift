@@ -23,10 +23,12 @@ struct PageVariant: Sendable {
 extension CatalogSnapshot {
     /// The source of a first load of `page` with `parameters`: the first variant whose condition they meet, else
     /// the page itself.
+    /// A page made per item (`server.item`) is found by its parameter after the variants.
     func variant(of page: CatalogPage, parameters: [String: String]) -> PageSource? {
-        guard !page.variants.isEmpty else { return nil }
         let facts = RequestFacts(action: nil, query: parameters, headers: [:], sessionID: nil, scenario: nil)
-        guard let variant = page.variants.first(where: { $0.when.matches(facts) }) else { return nil }
+        guard let variant = page.variants.first(where: { $0.when.matches(facts) }) else {
+            return page.items?.source(parameters)
+        }
         switch variant.content {
         case .page: return nil
         case .problem(let problem): return .answer(problem.makeResponse())
@@ -41,12 +43,14 @@ extension CatalogSnapshot {
 
     /// The variant documents of `page` (for action checks and cursors issued on a variant).
     func variantDocuments(of page: CatalogPage) -> [CatalogPage] {
-        page.variants.compactMap { variant in
-            guard case .scenario(let name) = variant.content,
-                case .page(let document)? = catalog.scenarios[page.page.id]?[name]?.content
-            else { return nil }
-            return document
-        }
+        let items = page.items.map { Array($0.pages.values) } ?? []
+        return items
+            + page.variants.compactMap { variant in
+                guard case .scenario(let name) = variant.content,
+                    case .page(let document)? = catalog.scenarios[page.page.id]?[name]?.content
+                else { return nil }
+                return document
+            }
     }
 }
 

@@ -105,7 +105,7 @@ struct RequestCondition: Sendable {
         self.tests = tests
     }
 
-    private static func matcher(_ key: String, _ value: JSONValue, at path: JSONPointer) throws(MatchingError)
+    static func matcher(_ key: String, _ value: JSONValue, at path: JSONPointer) throws(MatchingError)
         -> Matcher
     {
         switch key {

@@ -111,43 +111,16 @@ struct ResponseTemplate: Sendable {
         }
     }
 
-    /// Splits one string into literal text and placeholders.
+    /// Splits one string into literal text and placeholders (``TemplateText``) naming request values.
     static func parseSegments(_ text: String) throws(MatchingError) -> [Segment] {
         var segments: [Segment] = []
-        var literal = ""
-        var rest = Substring(text)
-        while !rest.isEmpty {
-            if rest.hasPrefix("\\{{") {
-                literal += "{{"
-                rest = rest.dropFirst(3)
-            } else if rest.hasPrefix("{{") {
-                guard let close = rest.range(of: "}}") else {
-                    throw MatchingError(
-                        "invalid_template", "\"{{\" without a closing \"}}\"; write \\{{ for a literal {{")
-                }
-                let inside = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
-                let parts = inside.split(separator: "|", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard let first = parts.first, !first.isEmpty else {
-                    throw MatchingError("invalid_template", "an empty placeholder {{}}")
-                }
-                var asText = false
-                if parts.count == 2 {
-                    guard parts[1] == "text" else {
-                        throw MatchingError(
-                            "invalid_template",
-                            "unknown filter \"\(parts[1])\" in {{\(inside)}}; the one filter is text")
-                    }
-                    asText = true
-                }
-                if !literal.isEmpty { segments.append(.literal(literal)) }
-                literal = ""
-                segments.append(.placeholder(try RequestValueName(parsing: first), asText: asText))
-                rest = rest[close.upperBound...]
-            } else {
-                literal.append(rest.removeFirst())
+        for piece in try TemplateText.split(text) {
+            switch piece {
+            case .literal(let part): segments.append(.literal(part))
+            case .placeholder(let name, let asText):
+                segments.append(.placeholder(try RequestValueName(parsing: name), asText: asText))
             }
         }
-        if !literal.isEmpty { segments.append(.literal(literal)) }
         return segments
     }
 

@@ -59,7 +59,7 @@ extension MockLayer {
         let catalog = application.catalog
         let file = PageFile(
             bytes: request.body, file: "stub:\(pageID)", expectedID: pageID, defaults: configuration.pages,
-            catalog: catalog.sources.catalog)
+            catalog: catalog.sources.catalog, data: catalog.data)
         var findings = file.diagnostics
         if !file.declaredActionNames.isEmpty {
             findings.append(

@@ -72,7 +72,10 @@ struct MockPageLookup: PageLookup {
         }
         // Page variants by query parameter (Matching/PageVariant.swift) come before the session's copy, which
         // holds the page itself.
-        switch snapshot.variant(of: page, parameters: parameters(of: request)) {
+        // A page made per item: the session's copy holds the items' pages made from the session's data.
+        let copy = session?.documents[pageID].flatMap { $0.baseVersion == page.version ? $0.page : nil }
+        let itemsFrom = copy?.items != nil ? copy! : page
+        switch snapshot.variant(of: itemsFrom, parameters: parameters(of: request)) {
         case .document(let variant, _)?: return .document(variant, headers: headers)
         case let source?: return source
         case nil: break
@@ -135,6 +138,9 @@ struct MockPageLookup: PageLookup {
         if cursor.version == page.version {
             return marked(.document(page), personal: personal, snapshot: snapshot)
         }
+        if let item = page.items?.byVersion[cursor.version] {
+            return marked(.document(item), personal: personal, snapshot: snapshot)
+        }
         let variants = documents(of: page, session: session, snapshot: snapshot).dropFirst()
         guard let variant = variants.first(where: { $0.version == cursor.version }) else {
             throw ProblemDetails.cursorExpired
@@ -163,14 +169,23 @@ struct MockPageLookup: PageLookup {
         return context.validSession.flatMap { mock.sessions.session($0) }?.scenario(for: pageID)
     }
 
-    /// With a session, the answer's mutations are applied to the session's copy of the page the request names.
+    /// With a session, the answer's data changes are applied to the session's copy of the data, and every page made
+    /// from a changed document is made again for the session; the answer's mutations are applied to the session's
+    /// copy of the page the request names, unless that page was just made again from the data (which already shows
+    /// the change).
     func actionAnswered(
-        _ answer: ActionResponse, _ request: ActionRequest, context: RequestContext, snapshot: CatalogSnapshot
+        _ answer: ActionResponse, _ request: ActionRequest, dataUpdate: DataUpdate?, context: RequestContext,
+        snapshot: CatalogSnapshot
     ) {
         guard let sessionID = context.validSession, let page = snapshot.catalog.pages[request.pageID]
         else { return }
         mock.sessions.update(sessionID) { session in
             session.actionCount += 1
+            if let dataUpdate,
+                Self.applying(dataUpdate, to: &session, snapshot: snapshot).contains(page.page.id)
+            {
+                return
+            }
             var document = session.documents[page.page.id]
             if document?.baseVersion != page.version {
                 document = SessionDocument(page: page, baseVersion: page.version)
@@ -185,6 +200,29 @@ struct MockPageLookup: PageLookup {
         }
     }
 
+    /// Applies `update` to the session's copy of the data (copied from the catalog's first, or again when the data
+    /// files changed since) and makes every page that reads a changed document again for the session.
+    /// - Returns: the ids of the pages made again.
+    static func applying(_ update: DataUpdate, to session: inout MockSession, snapshot: CatalogSnapshot) -> Set<String>
+    {
+        let catalogData = snapshot.catalog.data
+        let before =
+            session.data.flatMap { $0.baseVersion == catalogData.version ? $0.documents : nil } ?? catalogData
+        let after = update.applied(to: before)
+        session.data = SessionData(documents: after, baseVersion: catalogData.version)
+        let changed = Set(after.names.filter { before.digests[$0] != after.digests[$0] })
+        guard !changed.isEmpty else { return [] }
+        var made: Set<String> = []
+        for page in snapshot.catalog.pages.values {
+            guard let generator = page.generator, !generator.documents.isDisjoint(with: changed),
+                let copy = generator.page(with: after)
+            else { continue }
+            session.documents[page.page.id] = SessionDocument(page: copy, baseVersion: page.version)
+            made.insert(page.page.id)
+        }
+        return made
+    }
+
     /// Every document of `page` this request could be shown: the page, the session's copy, the scenarios.
     func documents(of page: CatalogPage, session sessionID: String?, snapshot: CatalogSnapshot) -> [CatalogPage] {
         var documents = [page]
@@ -192,7 +230,9 @@ struct MockPageLookup: PageLookup {
             let document = session.documents[page.page.id], document.baseVersion == page.version
         {
             documents.append(document.page)
+            documents += document.page.items.map { Array($0.pages.values) } ?? []
         }
+        documents += page.items.map { Array($0.pages.values) } ?? []
         for scenario in (snapshot.catalog.scenarios[page.page.id] ?? [:]).values {
             if case .page(let variant) = scenario.content { documents.append(variant) }
         }

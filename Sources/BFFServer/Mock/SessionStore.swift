@@ -11,6 +11,8 @@ public struct MockSession: Sendable {
     public var scenarios: [String: String] = [:]
     /// The session's copies of documents, by page id.
     var documents: [String: SessionDocument] = [:]
+    /// The session's copy of the data, once an action answer changed it (``DataChange``).
+    var data: SessionData?
     /// Api actions this session fired.
     public var actionCount = 0
     /// Network-simulation rules for this session's requests only, checked before the global runtime rules.
@@ -28,6 +30,13 @@ public struct MockSession: Sendable {
 struct SessionDocument: Sendable {
     var page: CatalogPage
     /// The catalog version of the page it was copied from.
+    var baseVersion: String
+}
+
+/// A session's copy of the data documents, changed by its actions' answers. Dropped when the data files change.
+struct SessionData: Sendable {
+    var documents: DataDocuments
+    /// The version of the catalog's data it was copied from.
     var baseVersion: String
 }
 

@@ -28,9 +28,11 @@ protocol PageLookup: Sendable {
     /// widget and event; `nil` when none is known (a provider page not produced since start).
     func actionDocuments(_ pageID: String, context: RequestContext, snapshot: CatalogSnapshot) throws
         -> [CatalogPage]?
-    /// Called with the answer of an api action request that passed its checks, before it is sent.
+    /// Called with the answer of an api action request that passed its checks, before it is sent, with the data
+    /// changes it declares.
     func actionAnswered(
-        _ answer: ActionResponse, _ request: ActionRequest, context: RequestContext, snapshot: CatalogSnapshot)
+        _ answer: ActionResponse, _ request: ActionRequest, dataUpdate: DataUpdate?, context: RequestContext,
+        snapshot: CatalogSnapshot)
     /// The scenario in effect for `pageID` that conditions read as `session.scenario` (mock mode only: production
     /// serves no scenarios, so it is `nil` there).
     func scenario(for pageID: String, context: RequestContext) -> String?
@@ -52,7 +54,7 @@ struct CatalogLookup: PageLookup {
         if let registration = providers.registration(for: pageID) { return .provider(registration) }
         let page = try snapshot.page(pageID)
         // Most pages have no variants: skip decoding the query a second time for them.
-        guard !page.variants.isEmpty else { return .document(page) }
+        guard !page.variants.isEmpty || page.items != nil else { return .document(page) }
         return snapshot.variant(of: page, parameters: parameters(of: request)) ?? .document(page)
     }
 
@@ -60,6 +62,7 @@ struct CatalogLookup: PageLookup {
         if let registration = providers.registration(for: cursor.pageID) { return .provider(registration) }
         let page = try snapshot.page(cursor.pageID)
         guard cursor.version == page.version else {
+            if let item = page.items?.byVersion[cursor.version] { return .document(item) }
             // A cursor issued on a variant (Matching/PageVariant.swift) continues that document.
             guard let variant = snapshot.variantDocuments(of: page).first(where: { $0.version == cursor.version })
             else { throw ProblemDetails.cursorExpired }
@@ -76,8 +79,10 @@ struct CatalogLookup: PageLookup {
         return [page] + snapshot.variantDocuments(of: page)
     }
 
+    /// Production keeps no per-session state: declared data changes are a mock-mode feature.
     func actionAnswered(
-        _ answer: ActionResponse, _ request: ActionRequest, context: RequestContext, snapshot: CatalogSnapshot
+        _ answer: ActionResponse, _ request: ActionRequest, dataUpdate: DataUpdate?, context: RequestContext,
+        snapshot: CatalogSnapshot
     ) {}
 
     func scenario(for pageID: String, context: RequestContext) -> String? { nil }

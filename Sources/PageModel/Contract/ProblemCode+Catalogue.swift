@@ -6,6 +6,9 @@ extension ProblemCode {
     public static let pageNotFound = ProblemCode(
         "page_not_found", 404, "Page not found", .contract, "no page with that id; the detail names the closest page id"
     )
+    public static let itemNotFound = ProblemCode(
+        "item_not_found", 404, "Not found", .contract,
+        "a page made per data item (server.item) asked without its parameter, or for a value no item has")
     public static let invalidPageID = ProblemCode(
         "invalid_page_id", 400, "Invalid page id", .contract, "a page id outside [A-Za-z0-9][A-Za-z0-9_-]{0,127}")
     public static let invalidCursor = ProblemCode(
@@ -193,7 +196,7 @@ extension ProblemCode {
 
     /// Every code, in the order above.
     public static let all: [ProblemCode] = [
-        pageNotFound, invalidPageID, invalidCursor, cursorExpired, invalidJSON, invalidRequest, bodyTooLarge,
+        pageNotFound, itemNotFound, invalidPageID, invalidCursor, cursorExpired, invalidJSON, invalidRequest, bodyTooLarge,
         unsupportedMediaType, unknownAction, unknownWidget, undeclaredEvent, invalidIdempotencyKey,
         idempotencyKeyInUse, idempotencyKeyReused, idempotencyStoreUnavailable, actionTimeout, invalidActionValue,
         invalidActionResponse, methodNotAllowed, notFound, notReady, invalidClientHeader, upstreamUnavailable,

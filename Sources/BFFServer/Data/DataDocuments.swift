@@ -1,0 +1,74 @@
+import Foundation
+import PageModel
+
+/// The data documents page templates read (pages/README.md § Pages from data): every `*.json` file directly in
+/// the pages directory's `data/` folder, by name without `.json` (`data/orders.json` is `data.orders`). Any JSON
+/// value; templates repeat over arrays and look members up in objects.
+public struct DataDocuments: Sendable, Equatable {
+    /// The folder inside the pages directory.
+    public static let folder = "data"
+
+    /// Documents by name.
+    public internal(set) var documents: [String: JSONValue] = [:]
+    /// The SHA-256 of each document's file bytes, by name.
+    var digests: [String: [UInt8]] = [:]
+
+    public init() {}
+
+    /// Changes whenever any document does: pages generated from the data are decoded again only when it changes.
+    public var version: String {
+        let text = digests.keys.sorted().map { "\($0)=\(Crypto.hex(digests[$0]!))" }.joined(separator: ",")
+        return Crypto.hex(Crypto.sha256(Array(text.utf8)).prefix(8))
+    }
+
+    /// Names, sorted.
+    public var names: [String] { documents.keys.sorted() }
+
+    /// `data` in a template's scope: an object of every document.
+    var scopeValue: JSONValue {
+        .object(JSONObject(names.map { JSONObject.Member(key: $0, value: documents[$0]!) }))
+    }
+
+    public static func == (lhs: DataDocuments, rhs: DataDocuments) -> Bool { lhs.digests == rhs.digests }
+
+    /// Reads `directory/data/*.json`. A file that does not parse is an `invalid_json` error at its position; on a
+    /// reload (`previous`, the documents being served) its last good version stays in use, so the pages made from it
+    /// are served as they were. Names follow page ids (letters, digits, `_`, `-`); other files are errors. A missing
+    /// folder is no data.
+    /// - Returns: the documents and the findings, each for `data/<file>`.
+    static func load(directory: String, previous: DataDocuments?) -> (DataDocuments, [FileDiagnostic]) {
+        var result = DataDocuments()
+        var findings: [FileDiagnostic] = []
+        let folder = directory + "/" + folder
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return (result, []) }
+        for name in names.sorted() where name.hasSuffix(".json") && !PageDirectory.isSkipped(name) {
+            let file = Self.folder + "/" + name
+            let documentName = String(name.dropLast(5))
+            guard PageID.isValid(documentName) else {
+                findings.append(
+                    FileDiagnostic(
+                        file: file,
+                        diagnostic: .error(
+                            "invalid_data_name", .root,
+                            "data file names are <name>.json with names matching \(PageID.pattern)")))
+                continue
+            }
+            guard let bytes = FileManager.default.contents(atPath: folder + "/" + name).map({ [UInt8]($0) }) else {
+                findings.append(
+                    FileDiagnostic(file: file, diagnostic: .error("unreadable_file", .root, "cannot read the file")))
+                continue
+            }
+            do {
+                result.documents[documentName] = try PageDecoder().parse(bytes)
+                result.digests[documentName] = Crypto.sha256(bytes)
+            } catch {
+                findings.append(FileDiagnostic(file: file, diagnostic: error.diagnostic))
+                if let previous, let kept = previous.documents[documentName] {
+                    result.documents[documentName] = kept
+                    result.digests[documentName] = previous.digests[documentName]
+                }
+            }
+        }
+        return (result, findings)
+    }
+}

@@ -1,0 +1,401 @@
+import Foundation
+import PageModel
+
+/// Expands the data templates of a page's content (pages/README.md § Pages from data) into the literal page a page
+/// file would hold, when the file loads: an array element `{"$each": "data.orders", "as": "order", "widget": {…}}`
+/// is repeated for each item, `{"$if": {…}, "widget": {…}}` is kept or dropped, and `{{order.id}}` placeholders are
+/// filled from the items (a placeholder that is the whole string keeps the data's JSON type). Everything after —
+/// decoding, checks, chunking, cursors, the representation cache — sees an ordinary page.
+///
+/// Pure: the same content and data give the same page, byte for byte. Findings carry their path in the file (a
+/// finding inside a generated section points at its template), via ``Expansion/sourcePath(of:)``.
+struct PageTemplate {
+    /// The members of an `$each` element.
+    static let eachKeys = Set(["$each", "as", "when", "sortBy", "groupBy", "limit"] + bodyKeys)
+    /// The members of an `$if` element.
+    static let ifKeys = Set(["$if"] + bodyKeys)
+    /// What a template element stands for: one element per item, or an array of elements spliced in per item.
+    static let bodyKeys: [String] = ["section", "widget", "sections", "widgets"]
+
+    struct Expansion: Sendable {
+        var value: JSONValue
+        var diagnostics: [Diagnostic] = []
+        /// Where generated (or moved) array elements come from: the element's path in the expanded content → the
+        /// path in the file of the template it was made from.
+        var origins: [String: JSONPointer] = [:]
+        /// The data documents the content names.
+        var documents: Set<String> = []
+
+        /// `pointer` (into the expanded content) as a path in the file: its longest prefix that was generated or
+        /// moved, replaced by where that came from. Paths outside generated content are returned as they are.
+        func sourcePath(of pointer: JSONPointer) -> JSONPointer {
+            guard !origins.isEmpty else { return pointer }
+            let tokens = pointer.tokens
+            var prefix = JSONPointer.root
+            var best: (length: Int, source: JSONPointer)?
+            for (index, token) in tokens.enumerated() {
+                prefix = prefix / token
+                if let source = origins[prefix.string] { best = (index + 1, source) }
+            }
+            guard let best else { return pointer }
+            return tokens[best.length...].reduce(best.source) { $0 / $1 }
+        }
+    }
+
+    /// True when `value` holds an `$each` or `$if` element or a `{{data.…}}` placeholder (a quick scan, so a page
+    /// without templates is not copied).
+    static func isTemplate(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): return text.contains("{{") && text.contains("data.")
+        case .array(let items): return items.contains(where: isTemplate)
+        case .object(let object):
+            return object["$each"] != nil || object["$if"] != nil || object.members.contains { isTemplate($0.value) }
+        default: return false
+        }
+    }
+
+    /// Expands `content`, found at `path` in the file, with `data` and the variables `bindings` (a `server.item`).
+    static func expand(
+        _ content: JSONValue, at path: JSONPointer, data: DataDocuments, bindings: [String: JSONValue] = [:]
+    ) -> Expansion {
+        var expander = Expander(data: data)
+        var scope = bindings
+        scope["data"] = data.scopeValue
+        let value = expander.value(content, source: path, target: path, scope: scope)
+        var expansion = Expansion(value: value, origins: expander.origins, documents: expander.documents)
+        expansion.diagnostics = expander.diagnostics + expander.unknownFields()
+        return expansion
+    }
+}
+
+/// The walk of one expansion, with what it found.
+private struct Expander {
+    let data: DataDocuments
+    var diagnostics: [Diagnostic] = []
+    var origins: [String: JSONPointer] = [:]
+    var documents: Set<String> = []
+    /// Every name looked up, by where it is written and what it names: whether any item had it, and the members of
+    /// the objects it was looked up in (for "did you mean").
+    var uses: [String: Use] = [:]
+
+    struct Use {
+        var path: JSONPointer
+        var name: DataPath
+        var found = false
+        var members: Set<String> = []
+    }
+
+    init(data: DataDocuments) { self.data = data }
+
+    static func variables(_ scope: [String: JSONValue]) -> [String] { scope.keys.filter { $0 != "data" }.sorted() }
+
+    mutating func value(_ value: JSONValue, source: JSONPointer, target: JSONPointer, scope: [String: JSONValue])
+        -> JSONValue
+    {
+        switch value {
+        case .string(let text):
+            guard text.contains("{{") else { return value }
+            return string(text, source: source, scope: scope) ?? value
+        case .object(let object):
+            return .object(
+                JSONObject(
+                    object.members.map {
+                        JSONObject.Member(
+                            key: $0.key,
+                            value: self.value($0.value, source: source / $0.key, target: target / $0.key, scope: scope))
+                    }))
+        case .array(let items):
+            var expanded: [JSONValue] = []
+            append(items, source: source, target: target, scope: scope, into: &expanded, inPlace: true)
+            return .array(expanded)
+        default:
+            return value
+        }
+    }
+
+    /// Expands the elements `items` (at `source` in the file) onto `expanded` (at `target`): a template element
+    /// adds what it stands for — a `widgets` / `sections` body all of its elements, expanded in turn.
+    /// - Parameter inPlace: `items` is the array at `target` itself (not a body spliced into it), so an element
+    ///   still at its own index needs no origin.
+    mutating func append(
+        _ items: [JSONValue], source: JSONPointer, target: JSONPointer, scope: [String: JSONValue],
+        into expanded: inout [JSONValue], inPlace: Bool
+    ) {
+        for (index, item) in items.enumerated() {
+            if case .object(let object) = item, object["$each"] != nil || object["$if"] != nil {
+                for (body, bodySource, bodyScope) in template(object, source: source / index, scope: scope) {
+                    if case .array(let list) = body {
+                        append(
+                            list, source: bodySource, target: target, scope: bodyScope, into: &expanded, inPlace: false)
+                        continue
+                    }
+                    let elementTarget = target / expanded.count
+                    origins[elementTarget.string] = bodySource
+                    expanded.append(value(body, source: bodySource, target: elementTarget, scope: bodyScope))
+                }
+            } else {
+                let elementTarget = target / expanded.count
+                if !inPlace || expanded.count != index { origins[elementTarget.string] = source / index }
+                expanded.append(value(item, source: source / index, target: elementTarget, scope: scope))
+            }
+        }
+    }
+
+    /// A string with `{{…}}`: `nil` when nothing in it is this template's to fill (served as written).
+    mutating func string(_ text: String, source: JSONPointer, scope: [String: JSONValue]) -> JSONValue? {
+        let variables = Self.variables(scope)
+        let pieces: [TemplateText.Piece]
+        do {
+            pieces = try TemplateText.split(text)
+        } catch {
+            // Outside an $each a `{{` is page text as before; inside one it is a broken placeholder.
+            if !variables.isEmpty { diagnostics.append(.error(error.code, source, error.message)) }
+            return nil
+        }
+        var fills: [DataPath?] = []
+        for piece in pieces {
+            guard case .placeholder(let name, _) = piece else {
+                fills.append(nil)
+                continue
+            }
+            if DataPath.isTemplated(name, variables: variables) {
+                fills.append(try? DataPath(parsing: name, variables: variables))
+            } else {
+                // A request value is served as written (PageFile's placeholder_outside_answer says why); any other
+                // name inside an $each is a misspelt variable.
+                if !variables.isEmpty, (try? RequestValueName(parsing: name)) == nil {
+                    do {
+                        _ = try DataPath(parsing: name, variables: variables)
+                    } catch {
+                        diagnostics.append(.error(error.code, source, error.message))
+                    }
+                }
+                fills.append(nil)
+            }
+        }
+        guard fills.contains(where: { $0 != nil }) else { return nil }
+        if pieces.count == 1, case .placeholder(_, let asText) = pieces[0], let name = fills[0] {
+            let found = resolve(name, at: source, scope: scope)
+            return asText ? .string(found?.templateText ?? "") : found ?? .string("")
+        }
+        var result = ""
+        for (piece, fill) in zip(pieces, fills) {
+            switch piece {
+            case .literal(let part): result += part
+            case .placeholder(let name, let asText):
+                if let fill {
+                    result += resolve(fill, at: source, scope: scope)?.templateText ?? ""
+                } else {
+                    result += "{{" + name + (asText ? " | text" : "") + "}}"
+                }
+            }
+        }
+        return .string(result)
+    }
+
+    /// Looks `name` up, recording whether it was found (``unknownFields()``).
+    mutating func resolve(_ name: DataPath, at path: JSONPointer, scope: [String: JSONValue]) -> JSONValue? {
+        if name.root == "data", let document = name.path.first { documents.insert(document) }
+        let (value, parent) = name.resolveWithParent(in: scope)
+        let key = path.string + "\u{0}" + name.description
+        var use = uses[key] ?? Use(path: path, name: name)
+        if value != nil { use.found = true } else if let parent { use.members.formUnion(parent.keys) }
+        uses[key] = use
+        return value
+    }
+
+    /// `unknown_field` errors: names that no item had, though the objects they were looked up in exist.
+    func unknownFields() -> [Diagnostic] {
+        uses.values.filter { !$0.found && !$0.members.isEmpty }.sorted { $0.path.string < $1.path.string }.map { use in
+            let member = use.name.path.last ?? use.name.root
+            let hint = NearMiss.closest(to: member, among: use.members).map { " (did you mean \($0)?)" } ?? ""
+            return .error(
+                "unknown_field", use.path,
+                "\(use.name): no item has \"\(member)\"\(hint); members: \(use.members.sorted().joined(separator: ", "))"
+            )
+        }
+    }
+
+    /// The elements one `$each` or `$if` element stands for: each body with where it is and its scope.
+    mutating func template(_ object: JSONObject, source: JSONPointer, scope: [String: JSONValue])
+        -> [(JSONValue, JSONPointer, [String: JSONValue])]
+    {
+        let isEach = object["$each"] != nil
+        let allowed = isEach ? PageTemplate.eachKeys : PageTemplate.ifKeys
+        var valid = true
+        func fail(_ code: String, _ path: JSONPointer, _ message: String) {
+            diagnostics.append(.error(code, path, message))
+            valid = false
+        }
+        for member in object.members where !allowed.contains(member.key) {
+            let hint = NearMiss.closest(to: member.key, among: allowed).map { " (did you mean \($0)?)" } ?? ""
+            fail(
+                "invalid_template", source / member.key,
+                "unknown member of \(isEach ? "an $each" : "an $if")\(hint); members: \(allowed.sorted().joined(separator: ", "))"
+            )
+        }
+        if isEach, object["$if"] != nil {
+            fail("invalid_template", source / "$if", "an element is an $each or an $if, not both")
+        }
+        let bodies = PageTemplate.bodyKeys.filter { object[$0] != nil }
+        guard bodies.count == 1, let bodyKey = bodies.first, let body = object[bodyKey] else {
+            fail(
+                "invalid_template", source,
+                "a template element holds exactly one of \"section\", \"widget\" (one element per item) or "
+                    + "\"sections\", \"widgets\" (arrays, spliced in)")
+            return []
+        }
+        if bodyKey.hasSuffix("s"), body.arrayValue == nil {
+            fail("invalid_template", source / bodyKey, "\(bodyKey) is an array")
+        }
+        let bodySource = source / bodyKey
+        var variables = Self.variables(scope)
+        if !isEach {
+            guard let test = object["$if"],
+                let condition = parseCondition(test, at: source / "$if", variables: variables), valid
+            else { return [] }
+            return condition.matches(scope) ? [(body, bodySource, scope)] : []
+        }
+        // $each
+        guard case .string(let text) = object["$each"],
+            let listName = parseName(text, at: source / "$each", variables: variables)
+        else {
+            if case .string = object["$each"] {
+            } else {
+                fail("invalid_template", source / "$each", "$each names an array: data.<name>[.path] or a variable's")
+            }
+            return []
+        }
+        var itemName = "item"
+        if let name = object["as"] {
+            if case .string(let text) = name, PageTemplate.isIdentifier(text), text != "data", text != "group" {
+                itemName = text
+            } else {
+                fail(
+                    "invalid_template", source / "as",
+                    "as names the item: letters, digits and _ (not data or group)")
+            }
+        }
+        variables.append(itemName)
+        let condition = object["when"].flatMap { parseCondition($0, at: source / "when", variables: variables) }
+        var sortKey: (name: DataPath, descending: Bool)?
+        if let sort = object["sortBy"] {
+            if case .string(var text) = sort {
+                let descending = text.hasPrefix("-")
+                if descending { text.removeFirst() }
+                if let name = parseName(text, at: source / "sortBy", variables: variables) {
+                    sortKey = (name, descending)
+                }
+            } else {
+                fail("invalid_template", source / "sortBy", "sortBy names a value of the item; -name sorts descending")
+            }
+        }
+        var groupKey: DataPath?
+        if let group = object["groupBy"] {
+            if case .string(let text) = group {
+                groupKey = parseName(text, at: source / "groupBy", variables: variables)
+            } else {
+                fail("invalid_template", source / "groupBy", "groupBy names a value of the item")
+            }
+        }
+        var limit = Int.max
+        if let value = object["limit"] {
+            if let number = value.intValue, number >= 0 {
+                limit = number
+            } else {
+                fail("invalid_template", source / "limit", "limit is an integer ≥ 0")
+            }
+        }
+        guard valid else { return [] }
+        let list = resolve(listName, at: source / "$each", scope: scope)
+        guard case .array(let items) = list else {
+            if listName.root == "data", let document = listName.path.first, data.documents[document] == nil {
+                let hint = NearMiss.closest(to: document, among: data.names).map { " (did you mean \($0)?)" } ?? ""
+                fail(
+                    "unknown_data", source / "$each",
+                    "no data document \"\(document)\" (\(DataDocuments.folder)/\(document).json)\(hint)")
+            } else if list != nil {
+                fail("invalid_template", source / "$each", "\(listName) is not an array")
+            }
+            return []
+        }
+        var scoped = items.map { item in
+            var itemScope = scope
+            itemScope[itemName] = item
+            return itemScope
+        }
+        if let condition { scoped = scoped.filter { condition.matches($0) } }
+        if let (name, descending) = sortKey {
+            let keyed = scoped.map { (key: resolve(name, at: source / "sortBy", scope: $0), scope: $0) }
+            // Stable (Swift's sort is): items with equal keys keep their order in the data; absent keys go last.
+            scoped = keyed.sorted { left, right in
+                switch (left.key == nil || left.key == .null, right.key == nil || right.key == .null) {
+                case (true, _): return false
+                case (false, true): return true
+                default: return descending ? Self.precedes(right.key, left.key) : Self.precedes(left.key, right.key)
+                }
+            }.map(\.scope)
+        }
+        guard let groupKey else { return scoped.prefix(limit).map { (body, bodySource, $0) } }
+        var groups: [(key: JSONValue, items: [JSONValue])] = []
+        for itemScope in scoped {
+            let key = resolve(groupKey, at: source / "groupBy", scope: itemScope) ?? .null
+            let item = itemScope[itemName] ?? .null
+            if let index = groups.firstIndex(where: { $0.key == key }) {
+                groups[index].items.append(item)
+            } else {
+                groups.append((key, [item]))
+            }
+        }
+        return groups.prefix(limit).map { group in
+            var groupScope = scope
+            groupScope["group"] = [
+                "key": group.key, "items": .array(group.items), "count": .number(Double(group.items.count)),
+            ]
+            return (body, bodySource, groupScope)
+        }
+    }
+
+    mutating func parseName(_ text: String, at path: JSONPointer, variables: [String]) -> DataPath? {
+        do {
+            return try DataPath(parsing: text, variables: variables)
+        } catch {
+            diagnostics.append(.error(error.code, path, error.message))
+            return nil
+        }
+    }
+
+    mutating func parseCondition(_ value: JSONValue, at path: JSONPointer, variables: [String]) -> DataCondition? {
+        do {
+            return try DataCondition(parsing: value, variables: variables)
+        } catch {
+            diagnostics.append(.error(error.code, error.path.tokens.reduce(path) { $0 / $1 }, error.message))
+            return nil
+        }
+    }
+
+    /// Sort order: numbers by value, then text, then anything else by its JSON text; an absent value last.
+    static func precedes(_ left: JSONValue?, _ right: JSONValue?) -> Bool {
+        switch (left, right) {
+        case (nil, _), (.null?, _): return false
+        case (_, nil), (_, .null?): return true
+        case (.number(let a)?, .number(let b)?): return a < b
+        case (.number?, _): return true
+        case (_, .number?): return false
+        case (let a?, let b?): return a.templateText < b.templateText
+        }
+    }
+}
+
+extension PageTemplate {
+    /// Letters, digits and `_`, not starting with a digit: a variable name.
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
+        return text.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+                || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_")
+        }
+    }
+}
