@@ -1,0 +1,281 @@
+import BFFTesting
+import Foundation
+import HTTPTesting
+import PageModel
+import Testing
+
+@testable import BFFServer
+
+/// Pages from data (pages/README.md § Pages from data): `data/` documents, `$each` / `$if` templates, pages per
+/// item, and answers that change a session's copy of the data.
+@Suite struct PagesFromDataTests {
+    static let orders = """
+        [
+          {"id": "o-1001", "status": "delivered", "month": "November", "total": 49.8, "lines": 2},
+          {"id": "o-1002", "status": "processing", "month": "December", "total": 12, "lines": 1},
+          {"id": "o-1003", "status": "processing", "month": "December", "total": 99, "lines": 4}
+        ]
+        """
+
+    /// The orders screen of the issue: one section per month (newest order first), a row per order, a cancel
+    /// button only for orders still processing, which fires `orders.cancel`.
+    static let ordersPage = """
+        {
+          "schemaVersion": 1, "kind": "page",
+          "page": {
+            "id": "orders", "title": "{{data.orders.count}} orders",
+            "sections": [
+              { "id": "intro", "widgets": [ { "id": "intro", "type": "text", "content": { "text": "Your orders" } } ] },
+              { "$each": "data.orders", "as": "order", "sortBy": "-order.id", "groupBy": "order.month",
+                "section": {
+                  "id": "month.{{group.key}}", "title": "{{group.key}} ({{group.count}})",
+                  "widgets": [
+                    { "$each": "group.items", "as": "order", "widgets": [
+                      { "id": "order.{{order.id}}", "type": "list_row",
+                        "content": { "title": "Order {{order.id}}", "subtitle": "{{order.status}}", "trailing": "€{{order.total}}" },
+                        "actions": { "tap": { "type": "open_bottom_sheet", "pageID": "order",
+                                              "parameters": { "orderID": "{{order.id}}" } } } },
+                      { "$if": { "order.status": "processing" },
+                        "widget": { "id": "cancel.{{order.id}}", "type": "button",
+                          "content": { "title": "Cancel", "style": "secondary" },
+                          "actions": { "tap": { "type": "api", "name": "orders.cancel",
+                                                "payload": { "orderID": "{{order.id}}" } } } } }
+                    ] }
+                  ] } }
+            ]
+          },
+          "server": {
+            "pageSize": 2,
+            "actions": {
+              "orders.cancel": { "responses": [
+                { "data": [ { "update": "data.orders", "where": { "id": "{{request.payload.orderID}}" },
+                              "set": { "status": "cancelled" } } ],
+                  "response": { "schemaVersion": 1, "kind": "actionResponse",
+                    "mutations": [ { "type": "removeWidget", "id": "cancel.{{request.payload.orderID}}" } ],
+                    "effects": [ { "type": "toast", "message": "Order {{request.payload.orderID}} cancelled" } ] } }
+              ] }
+            }
+          }
+        }
+        """
+
+    static let orderNotFound = #", "problem": { "status": 404, "code": "order_not_found", "title": "Order not found" }"#
+
+    static func orderPage(problem: String = orderNotFound) -> String {
+        """
+        {
+          "schemaVersion": 1, "kind": "page",
+          "page": {
+            "id": "order", "title": "Order {{order.id}}",
+            "sections": [ { "id": "summary", "widgets": [
+              { "id": "status", "type": "key_value", "content": { "label": "Status", "value": "{{order.status}}" } },
+              { "id": "lines", "type": "stepper", "content": { "label": "Lines", "value": "{{order.lines}}" } }
+            ] } ]
+          },
+          "server": {
+            "item": { "parameter": "orderID", "from": "data.orders", "key": "id", "as": "order"\(problem) }
+          }
+        }
+        """
+    }
+
+    static func files(orders: String = orders, ordersPage: String = ordersPage) -> [String: String] {
+        ["data/orders.json": orders, "orders.json": ordersPage, "order.json": orderPage()]
+    }
+
+    static func load(_ files: [String: String]) throws -> PageCatalog {
+        PageCatalog.load(directory: try temporaryPages(files))
+    }
+
+    static func errors(_ catalog: PageCatalog) -> [FileDiagnostic] {
+        catalog.diagnostics.filter { $0.diagnostic.severity == .error }
+    }
+
+    static func ids(_ section: Section) -> [String] { section.widgets.map(\.id) }
+
+    @Test func aTemplateRepeatsGroupsSortsAndFiltersOverTheData() throws {
+        let catalog = try Self.load(Self.files())
+        #expect(Self.errors(catalog).isEmpty, "\(catalog.diagnostics)")
+        let page = try #require(catalog.pages["orders"]).page
+        #expect(page.title == "3 orders", "an array's count")
+        #expect(page.sections.map(\.id) == ["intro", "month.December", "month.November"])
+        #expect(page.sections.map(\.title) == [nil, "December (2)", "November (1)"])
+        #expect(Self.ids(page.sections[1]) == ["order.o-1003", "cancel.o-1003", "order.o-1002", "cancel.o-1002"])
+        #expect(Self.ids(page.sections[2]) == ["order.o-1001"], "no cancel button for a delivered order")
+        let row = page.sections[1].widgets[0]
+        #expect(row.content["trailing"] == "€99")
+        #expect(row.content["subtitle"] == "processing")
+        guard case .openBottomSheet(let pageID, let parameters)? = row.actions["tap"] else {
+            Issue.record("the row opens the order sheet: \(row.actions)")
+            return
+        }
+        #expect(pageID == "order" && parameters == ["orderID": "o-1003"])
+    }
+
+    @Test func aPlaceholderThatIsTheWholeValueKeepsTheDataType() throws {
+        let catalog = try Self.load(Self.files())
+        let order = try #require(catalog.pages["order"]?.items?.pages["o-1003"]).page
+        #expect(order.sections[0].widgets[1].content["value"] == 4, "a number, as the stepper's value must be")
+        #expect(order.title == "Order o-1003")
+    }
+
+    @Test func anUnknownItemFieldIsAnErrorWithDidYouMeanAtTheTemplatesPosition() throws {
+        let typo = Self.ordersPage.replacingOccurrences(of: "{{order.status}}", with: "{{order.stauts}}")
+        let directory = try temporaryPages(Self.files(ordersPage: typo))
+        let errors = Self.errors(PageCatalog.load(directory: directory))
+        #expect(errors.count == 1, "one finding for the template, not one per order: \(errors)")
+        let located = try #require(errors.first).located()
+        #expect(located.hasPrefix("orders.json:13:73:"), "the subtitle in the template: \(located)")
+        #expect(located.contains("/page/sections/1/section/widgets/0/widgets/0/content/subtitle"), "\(located)")
+        #expect(located.contains("unknown_field"))
+        #expect(located.contains("(did you mean status?)"), "\(located)")
+    }
+
+    @Test func mistakesInTemplatesAreNamedWithTheirPaths() throws {
+        func firstError(_ from: String, _ to: String) throws -> Diagnostic? {
+            let edited = Self.ordersPage.replacingOccurrences(of: from, with: to)
+            #expect(edited != Self.ordersPage, "the edit applies: \(from)")
+            return Self.errors(try Self.load(Self.files(ordersPage: edited))).first?.diagnostic
+        }
+        let document = try #require(try firstError(#""$each": "data.orders""#, #""$each": "data.ordres""#))
+        #expect(document.code == "unknown_data")
+        #expect(document.message.contains("did you mean orders?"))
+        let member = try #require(try firstError(#""sortBy""#, #""sortby""#))
+        #expect(member.code == "invalid_template" && member.message.contains("did you mean sortBy?"))
+        let variable = try #require(try firstError("Order {{order.id}}", "Order {{ordr.id}}"))
+        #expect(variable.code == "unknown_placeholder" && variable.message.contains("did you mean order?"))
+        let matcher = try #require(
+            try firstError(#"{ "order.status": "processing" }"#, #"{ "order.status": {"eq": 1} }"#))
+        #expect(matcher.code == "unknown_operator", "\(matcher)")
+        let change = try #require(try firstError(#""update": "data.orders""#, #""update": "data.order""#))
+        #expect(change.code == "unknown_data" && change.path.string.hasSuffix("/data/0/update"), "\(change)")
+        // Request values stay the answer's: in page content they are served as written (with the usual warning).
+        let catalog = try Self.load(
+            Self.files(ordersPage: Self.ordersPage.replacingOccurrences(of: "Your orders", with: "{{request.value}}")))
+        #expect(Self.errors(catalog).isEmpty)
+        #expect(catalog.diagnostics.contains { $0.diagnostic.code == "placeholder_outside_answer" })
+    }
+
+    @Test func aBrokenDataFileIsAnErrorAndItsLastGoodDataIsKept() throws {
+        let directory = try temporaryPages(Self.files())
+        let first = PageCatalog.load(directory: directory)
+        try Data("[{\"id\": ".utf8).write(to: URL(fileURLWithPath: directory + "/data/orders.json"))
+        let broken = PageCatalog.load(directory: directory, reusing: first)
+        let error = try #require(Self.errors(broken).first)
+        #expect(error.file == "data/orders.json" && error.diagnostic.code == "invalid_json")
+        #expect(error.located(in: directory).contains("data/orders.json:1:"), "\(error.located(in: directory))")
+        #expect(broken.pages["orders"]?.page == first.pages["orders"]?.page, "made from the last good data")
+        #expect(broken.keepingLastGood(from: first).kept == ["data/orders.json"])
+        // Only the data changes: the page file is decoded again all the same.
+        let more = Self.orders.replacingOccurrences(
+            of: "\n]", with: #", {"id": "o-1004", "status": "processing", "month": "January", "total": 5, "lines": 1}]"#
+        )
+        try Data(more.utf8).write(to: URL(fileURLWithPath: directory + "/data/orders.json"))
+        let fixed = PageCatalog.load(directory: directory, reusing: broken)
+        #expect(Self.errors(fixed).isEmpty)
+        #expect(fixed.pages["orders"]?.page.sections.map(\.id)[1] == "month.January", "the newest order first")
+        #expect(fixed.pages["order"]?.items?.pages["o-1004"] != nil)
+        #expect(fixed.pages["orders"]?.version != first.pages["orders"]?.version)
+    }
+
+    @Test func theSameFilesGiveTheSameBytes() throws {
+        let directory = try temporaryPages(Self.files())
+        let one = PageCatalog.load(directory: directory).pages["orders"]
+        let two = PageCatalog.load(directory: directory).pages["orders"]
+        #expect(one?.page.encoded() == two?.page.encoded())
+        #expect(one?.version == two?.version)
+    }
+
+    /// The issue's "done when": cancel changes the session's data and the next GET shows it; other sessions and
+    /// clients without one see the files' data; an unknown orderID answers a 404 problem; a reset forgets it all.
+    @Test func cancellingAnOrderChangesThatSessionsDataOnly() async throws {
+        let pages = try temporaryPages(Self.files())
+        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
+            let http = HTTPTestClient(port: server.port)
+            let mine = [("X-Flow-Session", "ui-test-1")]
+            func widgets(_ target: String, _ headers: [(String, String)]) async throws -> [String] {
+                var ids: [String] = []
+                var next: String? = target
+                while let current = next {
+                    let response = try await http.get(current, headers: headers)
+                    #expect(response.status == 200, "\(current): \(response.text)")
+                    let (sections, pagination): ([Section], Pagination?)
+                    switch try PageDecoder().decodeEnvelope(response.body).value {
+                    case .page(let page): (sections, pagination) = (page.sections, page.pagination)
+                    case .nextPage(let chunk): (sections, pagination) = (chunk.sections, chunk.pagination)
+                    default: (sections, pagination) = ([], nil)
+                    }
+                    ids += sections.flatMap {
+                        $0.widgets.map { "\($0.id)=\($0.content["subtitle"]?.stringValue ?? "")" }
+                    }
+                    next = pagination?.postback.map {
+                        "/v1/pages/orders/next?postback="
+                            + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                    }
+                }
+                return ids
+            }
+            let before = try await widgets("/v1/pages/orders", mine)
+            #expect(before.contains("cancel.o-1002="))
+            #expect(before.contains("order.o-1002=processing"))
+            let answer = try await http.post(
+                "/v1/actions/orders.cancel",
+                json:
+                    #"{"pageID": "orders", "widgetID": "cancel.o-1002", "event": "tap", "payload": {"orderID": "o-1002"}}"#,
+                headers: mine)
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(answer.text.contains("Order o-1002 cancelled"))
+            let after = try await widgets("/v1/pages/orders", mine)
+            #expect(after.contains("order.o-1002=cancelled"), "\(after)")
+            #expect(!after.contains("cancel.o-1002="), "the cancel button is gone: \(after)")
+            #expect(after.contains("cancel.o-1003="), "the other order is unchanged")
+            #expect(try await widgets("/v1/pages/orders", [("X-Flow-Session", "ui-test-2")]) == before)
+            #expect(try await widgets("/v1/pages/orders", []) == before)
+
+            let detail = try json(try await http.get("/v1/pages/order?orderID=o-1002", headers: mine))
+            #expect(detail["page"]?["sections"]?[0]?["widgets"]?[0]?["content"]?["value"] == "cancelled")
+            let theirs = try json(try await http.get("/v1/pages/order?orderID=o-1002"))
+            #expect(theirs["page"]?["sections"]?[0]?["widgets"]?[0]?["content"]?["value"] == "processing")
+            for target in ["/v1/pages/order?orderID=o-9", "/v1/pages/order"] {
+                let missing = try await http.get(target, headers: mine)
+                #expect(missing.status == 404, "\(target)")
+                #expect(missing.header("Content-Type") == "application/problem+json")
+                #expect(try json(missing)["code"] == "order_not_found")
+            }
+            let reset = try await http.request(
+                "POST", "/__admin/reset?session=ui-test-1", headers: [("X-Flow-Admin", "1")])
+            #expect(reset.status == 200, "\(reset.text)")
+            #expect(try await widgets("/v1/pages/orders", mine) == before)
+        }
+    }
+
+    @Test func aPagePerItemWithoutADeclaredProblemAnswersItemNotFound() async throws {
+        let edited = Self.orderPage(problem: "")
+        #expect(!edited.contains("order_not_found"))
+        var files = Self.files()
+        files["order.json"] = edited
+        try await withTestServer(pages: try temporaryPages(files)) { server in
+            let answer = try await HTTPTestClient(port: server.port).get("/v1/pages/order?orderID=nope")
+            #expect(answer.status == 404)
+            #expect(try json(answer)["code"] == "item_not_found")
+        }
+    }
+
+    @Test func anEditedDataFileIsServedWithoutARestart() async throws {
+        let pages = try temporaryPages(Self.files())
+        let configuration = mockConfiguration {
+            $0.watch = .auto
+            $0.debounceMs = 50
+            $0.pollIntervalMs = 200
+        }
+        try await withTestServer(pages: pages, configuration: configuration) { server in
+            let http = HTTPTestClient(port: server.port)
+            func title() async throws -> String? {
+                try await PageDecoder().decodePage(http.get("/v1/pages/orders").body).value.title
+            }
+            #expect(try await title() == "3 orders")
+            try Data("[]".utf8).write(to: URL(fileURLWithPath: pages + "/data/orders.json"))
+            try await HotReloadTests.eventually("the emptied data served") { try await title() == "0 orders" }
+        }
+    }
+}
