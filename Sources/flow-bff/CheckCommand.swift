@@ -36,6 +36,10 @@ func check(_ arguments: CommandLineArguments) -> Never {
         var summary: [String] = []
         if file == nil {
             summary = [counted(catalog.pages.count, "page"), counted(catalog.actions.count, "action")]
+            // Data documents (data/*.json) are listed only where there are some: most folders have none.
+            if !catalog.data.names.isEmpty {
+                summary.append(counted(catalog.data.names.count, "data file"))
+            }
         }
         summary += [counted(errors, "error"), counted(warnings, "warning")]
         if notices > 0 { summary.append(counted(notices, "notice")) }

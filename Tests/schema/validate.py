@@ -91,7 +91,8 @@ def declared_responses(action):
 
 def page_file_problems(path, document, all_actions):
     """A page file, or a scenario file <pageID>.<scenario>.json (its actions are declared by the page file)."""
-    problems = schema_errors("page-file.schema.json", document)
+    templated = str(document.get("$schema", "")).endswith("page-template.schema.json")
+    problems = schema_errors("page-template.schema.json" if templated else "page-file.schema.json", document)
     if problems:
         return problems
     page, server = document["page"], document.get("server", {})
@@ -163,6 +164,38 @@ TYPE_CASES = [
 for types, valid in TYPE_CASES:
     accepted = not schema_errors("page-file.schema.json", typed_page_file(*types))
     record(f"types {types}", [] if accepted == valid else [f"expected {'valid' if valid else 'invalid'}"])
+
+
+def orders_template(each_member="sortBy"):
+    """The orders screen of pages/README.md § Pages from data: a template over data/orders.json."""
+    return {
+        "schemaVersion": 1, "kind": "page",
+        "page": {"id": "orders", "title": "{{data.orders.count}} orders", "sections": [
+            {"id": "intro", "widgets": []},
+            {"$each": "data.orders", "as": "order", each_member: "-order.id", "groupBy": "order.month", "section": {
+                "id": "month.{{group.key}}", "widgets": [
+                    {"$each": "group.items", "as": "order", "widgets": [
+                        {"id": "order.{{order.id}}", "type": "list_row", "content": {"title": "{{order.id}}"}},
+                        {"$if": {"order.status": "processing"}, "widget": {
+                            "id": "cancel.{{order.id}}", "type": "button", "content": {"title": "Cancel"},
+                            "actions": {"tap": {"type": "api", "name": "orders.cancel"}}}}]}]}}]},
+        "server": {"actions": {"orders.cancel": {"responses": [{
+            "data": [{"update": "data.orders", "where": {"id": "{{request.payload.orderID}}"},
+                      "set": {"status": "cancelled"}}],
+            "response": {"schemaVersion": 1, "kind": "actionResponse"}}]}}},
+    }
+
+
+TEMPLATE_CASES = [
+    (orders_template(), True),
+    (orders_template(each_member="sortby"), False),
+    ({**orders_template(), "server": {"item": {"parameter": "orderID", "from": "data.orders", "key": "id", "as": "order"}}}, True),
+    ({**orders_template(), "server": {"item": {"parameter": "orderID", "from": "orders", "key": "id"}}}, False),
+    ({**orders_template(), "server": {"item": {"parameter": "orderID", "from": "data.orders", "key": "id", "as": "data"}}}, False),
+]
+for index, (document, valid) in enumerate(TEMPLATE_CASES):
+    accepted = not schema_errors("page-template.schema.json", document)
+    record(f"template case {index}", [] if accepted == valid else [f"expected {'valid' if valid else 'invalid'}"])
 
 print(f"schema: {results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)
