@@ -196,7 +196,8 @@ extension ProblemCode {
 
     /// Every code, in the order above.
     public static let all: [ProblemCode] = [
-        pageNotFound, itemNotFound, invalidPageID, invalidCursor, cursorExpired, invalidJSON, invalidRequest, bodyTooLarge,
+        pageNotFound, itemNotFound, invalidPageID, invalidCursor, cursorExpired, invalidJSON, invalidRequest,
+        bodyTooLarge,
         unsupportedMediaType, unknownAction, unknownWidget, undeclaredEvent, invalidIdempotencyKey,
         idempotencyKeyInUse, idempotencyKeyReused, idempotencyStoreUnavailable, actionTimeout, invalidActionValue,
         invalidActionResponse, methodNotAllowed, notFound, notReady, invalidClientHeader, upstreamUnavailable,
