@@ -82,7 +82,7 @@ public final class ContractVerifier {
         for target in configuration.entryPages { enqueue(target) }
         let index = await fetchIndex()
         if configuration.crawlAll, let index {
-            for id in index.pages { enqueue(PageTarget(pageID: id)) }
+            for target in index.targets { enqueue(target) }
         }
         var next = 0
         var actionNames: Set<String> = []

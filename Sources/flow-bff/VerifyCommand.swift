@@ -211,8 +211,12 @@ func verify(_ arguments: [String]) -> Never {
                 expectedProblems[name, default: []].append(ExpectedProblem(code: problem.code, status: problem.status))
             }
         }
-        for id in started.pageIDs where !entryPages.contains(PageTarget(pageID: id)) {
-            entryPages.append(PageTarget(pageID: id))
+        let catalog = started.service.application.catalog
+        for id in started.pageIDs where !entryPages.contains(where: { $0.pageID == id }) {
+            // A page made per data item is entered with a sample of its parameters (it has no page without one).
+            for parameters in catalog.sampleParameters(of: id) ?? [[:]] {
+                entryPages.append(PageTarget(pageID: id, parameters: parameters))
+            }
         }
     } else {
         guard let url = URL(string: options.url ?? ""), url.scheme == "http" || url.scheme == "https" else {

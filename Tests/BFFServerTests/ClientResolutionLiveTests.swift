@@ -28,8 +28,9 @@ import Testing
             var degradedBy: [String: Int] = [:]
             for profile in Self.profiles {
                 let headers = [("X-Flow-Client", profile.header)]
-                for pageID in server.service.application.catalog.pageIDs {
-                    let first = try await http.get("/v1/pages/\(pageID)", headers: headers)
+                for load in server.service.application.catalog.firstLoads {
+                    let pageID = String(load.prefix { $0 != "?" })
+                    let first = try await http.get("/v1/pages/\(load)", headers: headers)
                     #expect(first.status == 200)
                     var page = try PageDecoder().decodePage(first.body).value
                     let problems = CapabilityCheck.problems(in: page, for: profile.capabilities)

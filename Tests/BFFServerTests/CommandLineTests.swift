@@ -14,7 +14,7 @@ import Testing
     @Test func checkPassesOnTheBundledPages() async throws {
         let result = try await run(["check"])
         #expect(result.status == 0, "\(result.errors)")
-        #expect(result.output.contains("pages: 6 pages"))
+        #expect(result.output.contains("pages: 8 pages, 11 actions, 1 data file, 0 errors"))
         #expect(result.output.contains(", 0 errors"))
     }
 

@@ -16,8 +16,9 @@ import Testing
             let http = client(server)
             let catalog = PageCatalog.load(directory: TestServer.bundledPages)
             var paginated = 0
-            for pageID in catalog.pageIDs {
-                let first = try await http.get("/v1/pages/\(pageID)")
+            for load in catalog.firstLoads {
+                let pageID = String(load.prefix { $0 != "?" })
+                let first = try await http.get("/v1/pages/\(load)")
                 #expect(first.status == 200)
                 #expect(first.header("Content-Type") == "application/json")
                 var page = try PageDecoder().decodePage(first.body).value

@@ -16,7 +16,8 @@ import Testing
     @MainActor
     func crawl(_ url: URL, entry: [String], as profile: CapabilityProfile) async throws -> VerificationReport {
         let configuration = VerifierConfiguration(
-            baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: 50, timeout: 30,
+            baseURL: url, entryPages: entry.map { PageTarget($0) ?? PageTarget(pageID: $0) }, maximumChunks: 50,
+            timeout: 30,
             headers: [ClientCapabilities.headerName: profile.header], capabilities: profile)
         return try await ContractVerifier(configuration: configuration).run()
     }

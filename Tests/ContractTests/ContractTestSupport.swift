@@ -21,7 +21,8 @@ func crawl(_ url: URL, entry: [String], maximumChunks: Int = 50, as profile: Cap
     -> VerificationReport
 {
     var configuration = VerifierConfiguration(
-        baseURL: url, entryPages: entry.map { PageTarget(pageID: $0) }, maximumChunks: maximumChunks, timeout: 30)
+        baseURL: url, entryPages: entry.map { PageTarget($0) ?? PageTarget(pageID: $0) }, maximumChunks: maximumChunks,
+        timeout: 30)
     if let profile {
         configuration.capabilities = profile
         configuration.headers[ClientCapabilities.headerName] = profile.header
@@ -30,7 +31,8 @@ func crawl(_ url: URL, entry: [String], maximumChunks: Int = 50, as profile: Cap
 }
 
 /// Serves a page directory on 127.0.0.1, port 0 — `unchecked`, so deliberately broken pages are served — and
-/// runs `body` with the base URL and the page ids.
+/// runs `body` with the base URL and how each page is loaded first (``PageCatalog/firstLoads``: the page ids, a page
+/// made per data item with its sample parameters).
 func withPagesServer<Result>(
     _ directory: String, unchecked: Bool = true, _ body: (URL, [String]) async throws -> Result
 ) async throws -> Result {
@@ -39,7 +41,7 @@ func withPagesServer<Result>(
     configuration.logging.accessLog = false
     let catalog = PageCatalog.load(directory: directory, defaults: configuration.pages, unchecked: unchecked)
     return try await withTestServer(pages: directory, configuration: configuration, catalog: catalog) { server in
-        try await body(URL(string: server.baseURL)!, catalog.pageIDs)
+        try await body(URL(string: server.baseURL)!, catalog.firstLoads)
     }
 }
 

@@ -12,7 +12,7 @@ import Testing
     @Test func theBundledPagesHonourTheContract() async throws {
         let catalog = PageCatalog.load(directory: TestServer.bundledPages)
         let report = try await withTestServer { server in
-            try await crawl(URL(string: server.baseURL)!, entry: catalog.pageIDs)
+            try await crawl(URL(string: server.baseURL)!, entry: catalog.firstLoads)
         }
         #expect(report.passed, "\(report.summary)")
         let coverage = report.coverage

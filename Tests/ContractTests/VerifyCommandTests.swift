@@ -34,7 +34,7 @@ import Testing
         }
         let result = try await run(["verify", "--pages", "pages", "--report", "junit", junit, "--report", "json", json])
         #expect(result.status == 0, "\(result.output)\n\(result.errors)")
-        #expect(result.output.contains("coverage: 6 pages"))
+        #expect(result.output.contains("coverage: 8 pages"))
         #expect(result.output.contains("PASSED: no contract violations"))
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: junit))
         #expect(document.rootElement()?.attribute(forName: "failures")?.stringValue == "0")
@@ -88,7 +88,11 @@ import Testing
             }
         }
         drain.finish()
-        let pages = ["cart", "checkout", "empty", "feed", "home", "product"]
+        // What `verify --pages` enters by: every page, a page made per data item with its sample parameters.
+        let pages = [
+            "cart", "checkout", "empty", "feed", "home", "order?orderID=o-1001", "order?orderID=o-1023",
+            "order?orderID=o-1045", "orders", "product",
+        ]
         let overURL: FlowBFFProcess.Run
         let inProcess: FlowBFFProcess.Run
         do {

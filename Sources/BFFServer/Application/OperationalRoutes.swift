@@ -25,6 +25,17 @@ struct OperationalRoutes: Sendable {
         let ids = Set(catalog.pageIDs).union(providers.pageIDs).sorted()
         var index = JSONObject()
         index["pages"] = .array(ids.map { .string($0) })
+        // Pages made per data item (`server.item`) answer only with their parameter: a sample of values to load
+        // them with (`verify --all` crawls each), the first, middle and last item's.
+        var parameters = JSONObject()
+        for pageID in catalog.pageIDs {
+            guard let samples = catalog.sampleParameters(of: pageID) else { continue }
+            parameters[pageID] = .array(
+                samples.map {
+                    .object(JSONObject($0.sorted { $0.key < $1.key }.map { .init(key: $0, value: .string($1)) }))
+                })
+        }
+        if !parameters.isEmpty { index["parameters"] = .object(parameters) }
         if listsScenarios {
             var scenarios = JSONObject()
             for (pageID, named) in catalog.scenarios.sorted(by: { $0.key < $1.key }) {

@@ -12,8 +12,8 @@ extension PageFile {
     /// One declared action: a response envelope (possibly templated), or `{"responses": [{"when": …,
     /// "response": …} | {"when": …, "problem": …}, …]}` whose last entry, without `when`, is the default.
     static func action(
-        _ name: String, _ value: JSONValue, at path: JSONPointer, page: PageModel, decoder: PageDecoder,
-        validator: PageValidator, data: DataDocuments, diagnostics: inout [Diagnostic]
+        _ name: String, _ value: JSONValue, at path: JSONPointer, page: PageModel, alternatives: [PageModel] = [],
+        decoder: PageDecoder, validator: PageValidator, data: DataDocuments, diagnostics: inout [Diagnostic]
     ) -> CatalogAction? {
         guard ActionName.isValid(name) else {
             diagnostics.append(
@@ -23,7 +23,8 @@ extension PageFile {
         guard case .object(let object) = value, object["kind"] == nil, let list = object["responses"] else {
             guard
                 let (response, template) = Self.response(
-                    value, at: path, page: page, decoder: decoder, validator: validator, diagnostics: &diagnostics)
+                    value, at: path, page: page, alternatives: alternatives, decoder: decoder, validator: validator,
+                    diagnostics: &diagnostics)
             else { return nil }
             let rules = template.map { [ActionRule(when: nil, answer: .response(response, template: $0))] } ?? []
             return CatalogAction(name: name, pageID: page.id, response: response, rules: rules)
@@ -70,7 +71,8 @@ extension PageFile {
             switch (rule["response"], rule["problem"]) {
             case (let response?, nil):
                 if let (decoded, template) = Self.response(
-                    response, at: entryPath / "response", page: page, decoder: decoder, validator: validator,
+                    response, at: entryPath / "response", page: page, alternatives: alternatives, decoder: decoder,
+                    validator: validator,
                     diagnostics: &diagnostics)
                 {
                     var answer = ActionRule(when: when, answer: .response(decoded, template: template))

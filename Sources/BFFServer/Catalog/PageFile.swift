@@ -57,6 +57,7 @@ struct PageFile {
         var expansion: PageTemplate.Expansion?
         var bindings: [String: JSONValue] = [:]
         var itemSetting: ItemSetting?
+        var itemPages: ItemPages?
         if let item {
             bindings[item.name] = item.value
         } else if let setting = root["server"]?["item"] {
@@ -66,6 +67,9 @@ struct PageFile {
             if let itemSetting {
                 bindings[itemSetting.name] = itemSetting.items.first ?? .object(JSONObject())
                 dataDocuments.insert(itemSetting.document)
+                itemPages = Self.itemPages(
+                    itemSetting, bytes: bytes, file: file, expectedID: expectedID, defaults: defaults,
+                    catalog: catalog, data: data, diagnostics: &diagnostics)
             }
         }
         if let content = root["page"], !bindings.isEmpty || PageTemplate.isTemplate(content) {
@@ -155,7 +159,8 @@ struct PageFile {
                         let path = JSONPointer("/server/actions") / member.key
                         declaredActionNames.append(member.key)
                         if let action = Self.action(
-                            member.key, member.value, at: path, page: decodedPage, decoder: decoder,
+                            member.key, member.value, at: path, page: decodedPage,
+                            alternatives: itemPages?.orderedPages.map(\.page) ?? [], decoder: decoder,
                             validator: validator, data: data, diagnostics: &diagnostics)
                         {
                             actions.append(action)
@@ -177,11 +182,7 @@ struct PageFile {
                 bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog,
                 documents: dataDocuments)
         }
-        if let itemSetting, page != nil {
-            page?.items = Self.itemPages(
-                itemSetting, bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog,
-                data: data, diagnostics: &diagnostics)
-        }
+        if let itemPages, page != nil { page?.items = itemPages }
     }
 
     /// Each item's page (``ItemPages``): the file made with the item bound. Their findings are added once per
@@ -191,6 +192,7 @@ struct PageFile {
         catalog: WidgetCatalog, data: DataDocuments, diagnostics: inout [Diagnostic]
     ) -> ItemPages {
         var pages: [String: CatalogPage] = [:]
+        var keys: [String] = []
         var seen = Set(diagnostics.map { $0.code + "\u{0}" + $0.path.string })
         func add(_ finding: Diagnostic) {
             if seen.insert(finding.code + "\u{0}" + finding.path.string).inserted { diagnostics.append(finding) }
@@ -212,21 +214,27 @@ struct PageFile {
             let made = PageFile(
                 bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data,
                 item: (setting.name, item))
-            made.diagnostics.forEach(add)
-            if let page = made.page, !made.diagnostics.containsErrors { pages[key] = page }
+            // An answer's fixed mutation targets are checked by the page itself against every item's page (they
+            // need only be on some: the cancel button of an order still processing).
+            let findings = made.diagnostics.filter { !$0.path.string.hasPrefix("/server/actions") }
+            findings.forEach(add)
+            if let page = made.page, !findings.containsErrors {
+                pages[key] = page
+                keys.append(key)
+            }
         }
         return ItemPages(
             parameter: setting.parameter, pages: pages,
             byVersion: Dictionary(pages.values.map { ($0.version, $0) }, uniquingKeysWith: { first, _ in first }),
-            problem: setting.problem)
+            problem: setting.problem, keys: keys)
     }
 
     /// Decodes one declared action response and proves its mutations apply cleanly, in order, to the page. A
     /// response with placeholders is checked as far as its fixed parts go: the templated strings (and mutations
     /// targeting a templated id) are checked per request, when filled (PageFile+Matching.swift).
     static func response(
-        _ value: JSONValue, at path: JSONPointer, page: PageModel, decoder: PageDecoder, validator: PageValidator,
-        diagnostics allDiagnostics: inout [Diagnostic]
+        _ value: JSONValue, at path: JSONPointer, page: PageModel, alternatives: [PageModel] = [],
+        decoder: PageDecoder, validator: PageValidator, diagnostics allDiagnostics: inout [Diagnostic]
     ) -> (response: ActionResponse, template: ResponseTemplate?)? {
         var templateErrors: [MatchingError] = []
         var template = ResponseTemplate.parse(value, errors: &templateErrors)
@@ -257,23 +265,43 @@ struct PageFile {
             return nil
         }
         diagnostics.append(contentsOf: validator.validate(effects: response.effects, at: path / "effects"))
-        var document = page
         for (index, mutation) in response.mutations.enumerated() {
-            let mutationPath = path / "mutations" / index
-            diagnostics.append(contentsOf: validator.validate(mutation, at: mutationPath))
-            if case .replaceWidget = mutation, isTemplated(mutationPath / "id") { continue }
-            if case .removeWidget = mutation, isTemplated(mutationPath / "id") { continue }
-            var applyDiagnostics: [Diagnostic] = []
-            do {
-                document = try document.applying(mutation, diagnostics: &applyDiagnostics)
-                diagnostics.append(contentsOf: applyDiagnostics.map { $0.rebased(onto: mutationPath) })
-            } catch {
-                diagnostics.append(
-                    .error(
-                        error.code, mutationPath / "id",
-                        "\(error.message) of page \"\(page.id)\" (mutations apply in order)"))
+            diagnostics.append(contentsOf: validator.validate(mutation, at: path / "mutations" / index))
+        }
+        /// What applying the mutations in order to `start` finds.
+        func applying(to start: PageModel) -> [Diagnostic] {
+            var found: [Diagnostic] = []
+            var document = start
+            for (index, mutation) in response.mutations.enumerated() {
+                let mutationPath = path / "mutations" / index
+                if case .replaceWidget = mutation, isTemplated(mutationPath / "id") { continue }
+                if case .removeWidget = mutation, isTemplated(mutationPath / "id") { continue }
+                var applyDiagnostics: [Diagnostic] = []
+                do {
+                    document = try document.applying(mutation, diagnostics: &applyDiagnostics)
+                    found.append(contentsOf: applyDiagnostics.map { $0.rebased(onto: mutationPath) })
+                } catch {
+                    found.append(
+                        .error(
+                            error.code, mutationPath / "id",
+                            "\(error.message) of page \"\(page.id)\" (mutations apply in order)"))
+                }
+            }
+            return found
+        }
+        // A page made per data item: the mutations must apply to some item's page (the cancel button exists only
+        // on an order still processing).
+        var applied = applying(to: page)
+        if applied.containsErrors {
+            for alternative in alternatives {
+                let found = applying(to: alternative)
+                if !found.containsErrors {
+                    applied = found
+                    break
+                }
             }
         }
+        diagnostics += applied
         return (response, template)
     }
 }

@@ -12,6 +12,17 @@ struct ItemPages: Sendable {
     /// The same pages by content version (for cursors issued on them).
     var byVersion: [String: CatalogPage]
     var problem: ProblemDetails
+    /// The keys in the data's order.
+    var keys: [String] = []
+
+    /// The pages in the data's order.
+    var orderedPages: [CatalogPage] { keys.compactMap { pages[$0] } }
+
+    /// Up to three keys to load the pages with: the first, middle and last item's (the page index lists them).
+    var sampleKeys: [String] {
+        guard keys.count > 3 else { return keys }
+        return [keys[0], keys[keys.count / 2], keys[keys.count - 1]]
+    }
 
     /// The source of a first load with `parameters`.
     func source(_ parameters: [String: String]) -> PageSource {
@@ -106,5 +117,26 @@ struct ItemSetting {
         self.items = items
         self.problem = problem
         self.document = document
+    }
+}
+
+extension PageCatalog {
+    /// The query parameters to load `pageID` with when it answers only with them (a page made per data item):
+    /// up to three samples, the first, middle and last item's; `nil` for a page loaded as it is.
+    public func sampleParameters(of pageID: String) -> [[String: String]]? {
+        guard let items = pages[pageID]?.items else { return nil }
+        return items.sampleKeys.map { [items.parameter: $0] }
+    }
+
+    /// How each page is loaded first, as `id` or `id?name=value` (a page made per data item, once per sample), in
+    /// page id order: what a crawl of every page starts from.
+    public var firstLoads: [String] {
+        pageIDs.flatMap { id in
+            sampleParameters(of: id).map { samples in
+                samples.map { sample in
+                    id + "?" + sample.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+                }
+            } ?? [id]
+        }
     }
 }

@@ -26,9 +26,12 @@ func mockConfiguration(_ edit: (inout BFFConfiguration.Mock) -> Void = { _ in })
 /// A temporary copy of the bundled pages plus `extra` files.
 func copyOfBundledPages(adding extra: [String: String] = [:]) throws -> String {
     var files: [String: String] = [:]
-    for name in try FileManager.default.contentsOfDirectory(atPath: TestServer.bundledPages)
-    where name.hasSuffix(".json") {
-        files[name] = try String(contentsOfFile: TestServer.bundledPages + "/" + name, encoding: .utf8)
+    for folder in ["", DataDocuments.folder + "/"] {
+        for name in try FileManager.default.contentsOfDirectory(atPath: TestServer.bundledPages + "/" + folder)
+        where name.hasSuffix(".json") {
+            files[folder + name] = try String(
+                contentsOfFile: TestServer.bundledPages + "/" + folder + name, encoding: .utf8)
+        }
     }
     return try temporaryPages(files.merging(extra) { $1 })
 }
