@@ -353,7 +353,7 @@ import Testing
                     "/__admin/sessions/{sessionID}/faults", "/__admin/journal", "/__admin/journal/count",
                     "/__admin/proxy", "/__admin/proxy/pages/{pageID}", "/__admin/stubs",
                     "/__admin/stubs/pages/{pageID}",
-                    "/__admin/stubs/actions/{name}", "/__admin/echo", "/__preview",
+                    "/__admin/stubs/actions/{name}", "/__admin/stubs/data/{name}", "/__admin/echo", "/__preview",
                     "/__preview/{asset}", "/__preview/events",
                 ])
         }

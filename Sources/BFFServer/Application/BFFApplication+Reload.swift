@@ -46,7 +46,8 @@ extension BFFApplication {
         reload.lock.withLock { _ in
             let started = DispatchTime.now().uptimeNanoseconds
             let fresh = PageCatalog.load(
-                directory: configuration.pages.directory, defaults: configuration.pages, reusing: catalog)
+                directory: configuration.pages.directory, defaults: configuration.pages, reusing: catalog,
+                dataOverrides: mock?.stubs.globalData ?? [:])
             let merge = fresh.keepingLastGood(from: catalog, keepingDeleted: !confirmingDeletes)
             // The catalog is swapped under the status lock: whoever sees the new pages and then reads the
             // status sees this reload's diagnostics, never the previous one's.

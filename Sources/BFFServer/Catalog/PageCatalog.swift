@@ -41,6 +41,7 @@ public struct PageCatalog: Sendable {
     ///   are unchanged is not decoded and checked again — its earlier result is taken as is. The cross-file checks
     ///   (action and page references, duplicate actions, scenarios and variants) always run, on names collected
     ///   when each file was decoded. Default none.
+    /// - Parameter dataOverrides: data documents used instead of the files of `data/` (runtime stubs).
     /// - Parameter unchecked: keep every page and action that decodes, even when its file has error diagnostics,
     ///   and let ``makeServer(configuration:catalog:log:httpLogger:)`` serve such a catalog. **Only for
     ///   contract-test corpora** (`flow-bff verify --unchecked`, `Tests/ContractTests/BrokenServers`), which must
@@ -48,7 +49,7 @@ public struct PageCatalog: Sendable {
     ///   it; production never serves unchecked pages. Default false.
     public static func load(
         directory: String, defaults: BFFConfiguration.Pages = .init(), catalog: WidgetCatalog = .standard,
-        unchecked: Bool = false, reusing previous: PageCatalog? = nil
+        unchecked: Bool = false, reusing previous: PageCatalog? = nil, dataOverrides: [String: JSONValue] = [:]
     ) -> PageCatalog {
         var result = PageCatalog()
         result.isUnchecked = unchecked
@@ -64,7 +65,8 @@ public struct PageCatalog: Sendable {
             return result
         }
         result.sources = SourceFiles(defaults: defaults, catalog: catalog, reusing: previous?.sources)
-        let (data, dataFindings) = DataDocuments.load(directory: directory, previous: previous?.data)
+        let (data, dataFindings) = DataDocuments.load(
+            directory: directory, previous: previous?.data, overrides: dataOverrides)
         result.data = data
         result.sources.data = data
         result.diagnostics += dataFindings

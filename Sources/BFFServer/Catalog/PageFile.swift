@@ -91,6 +91,11 @@ struct PageFile {
                 }
             }
         }
+        defer {
+            // A page per item without items is never served (every load answers the problem): its content, made
+            // with an empty item, is not checked; the items' pages are, once there are some.
+            if itemSetting?.items.isEmpty == true { diagnostics.removeAll { $0.path.string.hasPrefix("/page") } }
+        }
         if let content = root["page"] { diagnostics += Self.placeholdersOutsideAnswers(in: content, at: "/page") }
         let server = root["server"]
         root["server"] = nil

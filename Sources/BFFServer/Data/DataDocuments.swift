@@ -36,7 +36,23 @@ public struct DataDocuments: Sendable, Equatable {
     /// are served as they were. Names follow page ids (letters, digits, `_`, `-`); other files are errors. A missing
     /// folder is no data.
     /// - Returns: the documents and the findings, each for `data/<file>`.
-    static func load(directory: String, previous: DataDocuments?) -> (DataDocuments, [FileDiagnostic]) {
+    /// - Parameter overrides: documents used instead of the files' (runtime stubs, `/__admin/stubs/data`).
+    static func load(
+        directory: String, previous: DataDocuments?, overrides: [String: JSONValue] = [:]
+    ) -> (DataDocuments, [FileDiagnostic]) {
+        var (result, findings) = load(directory: directory, previous: previous)
+        result = result.overlaid(overrides)
+        return (result, findings)
+    }
+
+    /// These documents with `overrides` in place of (or beside) the ones of the same name.
+    func overlaid(_ overrides: [String: JSONValue]) -> DataDocuments {
+        var result = self
+        for (name, document) in overrides.sorted(by: { $0.key < $1.key }) { result.set(name, document) }
+        return result
+    }
+
+    private static func load(directory: String, previous: DataDocuments?) -> (DataDocuments, [FileDiagnostic]) {
         var result = DataDocuments()
         var findings: [FileDiagnostic] = []
         let folder = directory + "/" + folder

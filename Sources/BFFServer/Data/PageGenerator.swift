@@ -13,9 +13,13 @@ struct PageGenerator: Sendable {
 
     /// The page made from `data`; `nil` when that page has errors (the session keeps what it had).
     func page(with data: DataDocuments) -> CatalogPage? {
-        let file = PageFile(
-            bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data)
-        guard !file.diagnostics.containsErrors else { return nil }
-        return file.page
+        let made = file(with: data)
+        guard !made.diagnostics.containsErrors else { return nil }
+        return made.page
+    }
+
+    /// The page file decoded with `data`, with its findings.
+    func file(with data: DataDocuments) -> PageFile {
+        PageFile(bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data)
     }
 }

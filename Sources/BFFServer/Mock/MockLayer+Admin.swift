@@ -148,7 +148,7 @@ extension MockLayer {
         mock.sessions.removeAll()
         mock.runtimeRules.withLock { $0 = [] }
         application.proxy?.resetSources()
-        mock.stubs.removeAll()
+        if mock.stubs.removeAll() { application.reloadPages() }  // the files' data again
         mock.journal.clear()
         mock.counter.store(0, ordering: .relaxed)
         mock.sessionDraws.withLock { $0.removeAll() }

@@ -12,7 +12,10 @@ extension MockLayer {
         router.delete(
             "/__admin/stubs",
             adminRoute("admin.stubs") { request in
-                self.mock.stubs.removeAll(session: try Self.stubSession(request))
+                let session = try Self.stubSession(request)
+                let stubbedData = session.map { self.mock.stubs.data(session: $0) } ?? [:]
+                if self.mock.stubs.removeAll(session: session) { self.application.reloadPages() }
+                if let session, !stubbedData.isEmpty { self.restoreData(Set(stubbedData.keys), session: session) }
                 return self.adminStubs()
             })
         router.put("/__admin/stubs/pages/{pageID}", adminRoute("admin.stubs.page", adminPutPage))
@@ -21,6 +24,16 @@ extension MockLayer {
             adminRoute("admin.stubs.page") { request in
                 let pageID = request.pathParameters["pageID"] ?? ""
                 self.mock.stubs.setPage(nil, .init(name: pageID, session: try Self.stubSession(request)))
+                return self.adminStubs()
+            })
+        router.put("/__admin/stubs/data/{name}", adminRoute("admin.stubs.data", adminPutData))
+        router.delete(
+            "/__admin/stubs/data/{name}",
+            adminRoute("admin.stubs.data") { request in
+                let name = request.pathParameters["name"] ?? ""
+                let session = try Self.stubSession(request)
+                self.mock.stubs.setData(nil, .init(name: name, session: session))
+                if let session { self.restoreData([name], session: session) } else { self.application.reloadPages() }
                 return self.adminStubs()
             })
         router.put("/__admin/stubs/actions/{name}", adminRoute("admin.stubs.action", adminPutAction))
@@ -45,7 +58,65 @@ extension MockLayer {
                 })
         }
         let keys = mock.stubs.keys
-        return Self.adminJSON(["pages": list(keys.pages, "id"), "actions": list(keys.actions, "name")])
+        return Self.adminJSON([
+            "pages": list(keys.pages, "id"), "actions": list(keys.actions, "name"), "data": list(keys.data, "name"),
+        ])
+    }
+
+    /// `PUT /__admin/stubs/data/{name}[?session=ID]` with any JSON document: used instead of `data/<name>.json`, for
+    /// the session (its copy of the data, and every page made from the document, made again for it) or for every
+    /// request (the pages are loaded again with it). Every page that reads the document is made with it first; a
+    /// page it would break is a 400 `invalid_stub` with that page's findings, and nothing changes.
+    func adminPutData(_ request: HTTPRequest) throws -> HTTPResponse {
+        let name = request.pathParameters["name"] ?? ""
+        guard PageID.isValid(name) else {
+            throw ProblemDetails.invalidRequest(.root, "Data document names match \(PageID.pattern), not \"\(name)\".")
+        }
+        let session = try Self.stubSession(request)
+        let document = try application.bodyReader.read(request)
+        let snapshot = application.snapshot
+        let catalog = snapshot.catalog
+        let base = catalog.data.overlaid(session.map { mock.stubs.data(session: $0) } ?? [:])
+        let candidate = base.overlaid([name: document])
+        var findings: [Diagnostic] = []
+        for page in catalog.pages.values.sorted(by: { $0.page.id < $1.page.id }) {
+            guard let generator = page.generator, generator.documents.contains(name) else { continue }
+            for finding in generator.file(with: candidate).diagnostics where finding.severity == .error {
+                var located = finding
+                located.message = "\(page.file): \(finding.message)"
+                findings.append(located)
+            }
+        }
+        guard !findings.containsErrors else { throw Self.invalidStub("data document", name, findings) }
+        mock.stubs.setData(document, .init(name: name, session: session))
+        if let session {
+            let stubbed = mock.stubs.data(session: session)
+            mock.sessions.update(session) { state in
+                _ = MockPageLookup.changingData(of: &state, stubbed: stubbed, snapshot: snapshot) {
+                    $0.overlaid([name: document])
+                }
+            }
+        } else {
+            application.reloadPages()
+        }
+        return adminStubs()
+    }
+
+    /// The session's copy of the data documents `names` back to what every request gets, its pages made again.
+    func restoreData(_ names: Set<String>, session: String) {
+        let snapshot = application.snapshot
+        let stubbed = mock.stubs.data(session: session)
+        mock.sessions.update(session) { state in
+            _ = MockPageLookup.changingData(of: &state, stubbed: stubbed, snapshot: snapshot) { documents in
+                var restored = documents
+                for name in names {
+                    if let original = snapshot.catalog.data.documents[name] {
+                        restored.set(name, original)
+                    }
+                }
+                return restored
+            }
+        }
     }
 
     /// `PUT /__admin/stubs/pages/{pageID}[?session=ID]` with a page file (`pages/README.md`; `server.actions` are

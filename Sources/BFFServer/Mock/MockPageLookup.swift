@@ -44,7 +44,19 @@ struct MockPageLookup: PageLookup {
         // A page put at runtime (`/__admin/stubs`) comes first: a UI test set it up for this run.
         if let stub = mock.stubs.page(pageID, session: sessionID) { return .document(stub) }
         let page = try self.page(pageID, snapshot: snapshot)
-        let session = sessionID.flatMap { mock.sessions.session($0) }
+        var session = sessionID.flatMap { mock.sessions.session($0) }
+        // The data files changed since the session's pages were made from its data stubs: make them again.
+        if let current = session, current.data != nil || !snapshot.catalog.data.names.isEmpty,
+            current.data?.baseVersion != snapshot.catalog.data.version
+        {
+            let stubbed = mock.stubs.data(session: current.id)
+            if !stubbed.isEmpty {
+                session = mock.sessions.update(current.id) { state in
+                    _ = Self.changingData(of: &state, stubbed: stubbed, snapshot: snapshot) { $0 }
+                    return state
+                }
+            }
+        }
         var headers: HTTPFields = [:]
         let explicit = scenario ?? session?.scenarios[pageID]
         if let name = explicit ?? session?.scenarios["*"] {
@@ -182,7 +194,10 @@ struct MockPageLookup: PageLookup {
         mock.sessions.update(sessionID) { session in
             session.actionCount += 1
             if let dataUpdate,
-                Self.applying(dataUpdate, to: &session, snapshot: snapshot).contains(page.page.id)
+                Self.changingData(
+                    of: &session, stubbed: mock.stubs.data(session: sessionID), snapshot: snapshot,
+                    dataUpdate.applied(to:)
+                ).contains(page.page.id)
             {
                 return
             }
@@ -200,17 +215,21 @@ struct MockPageLookup: PageLookup {
         }
     }
 
-    /// Applies `update` to the session's copy of the data (copied from the catalog's first, or again when the data
-    /// files changed since) and makes every page that reads a changed document again for the session.
+    /// Changes the session's copy of the data with `change` (copied first from the catalog's, with the session's
+    /// data stubs `stubbed` in place, or again when the data files changed since) and makes every page that reads a
+    /// changed document again for the session.
     /// - Returns: the ids of the pages made again.
-    static func applying(_ update: DataUpdate, to session: inout MockSession, snapshot: CatalogSnapshot) -> Set<String>
-    {
+    static func changingData(
+        of session: inout MockSession, stubbed: [String: JSONValue], snapshot: CatalogSnapshot,
+        _ change: (DataDocuments) -> DataDocuments
+    ) -> Set<String> {
         let catalogData = snapshot.catalog.data
-        let before =
-            session.data.flatMap { $0.baseVersion == catalogData.version ? $0.documents : nil } ?? catalogData
-        let after = update.applied(to: before)
+        let current = session.data.flatMap { $0.baseVersion == catalogData.version ? $0.documents : nil }
+        let after = change(current ?? catalogData.overlaid(stubbed))
         session.data = SessionData(documents: after, baseVersion: catalogData.version)
-        let changed = Set(after.names.filter { before.digests[$0] != after.digests[$0] })
+        // What the session is shown was made from its copy, or (without one) from the catalog's data.
+        let shown = current ?? catalogData
+        let changed = Set((after.names + shown.names).filter { shown.digests[$0] != after.digests[$0] })
         guard !changed.isEmpty else { return [] }
         var made: Set<String> = []
         for page in snapshot.catalog.pages.values {

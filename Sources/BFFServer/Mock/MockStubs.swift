@@ -19,6 +19,8 @@ final class MockStubs: Sendable {
         var pages: [Key: CatalogPage] = [:]
         /// The `actionResponse` envelope each stubbed action answers, as encoded once.
         var actions: [Key: [UInt8]] = [:]
+        /// Data documents (`data/<name>.json`) put instead of the files'.
+        var data: [Key: JSONValue] = [:]
     }
 
     private let state = Mutex(State())
@@ -49,26 +51,50 @@ final class MockStubs: Sendable {
 
     func setAction(_ envelope: [UInt8]?, _ key: Key) { state.withLock { $0.actions[key] = envelope } }
 
+    func setData(_ document: JSONValue?, _ key: Key) { state.withLock { $0.data[key] = document } }
+
+    /// The data documents put for every request, by name (a reload reads them instead of the files).
+    var globalData: [String: JSONValue] {
+        state.withLock { state in
+            Dictionary(
+                uniqueKeysWithValues: state.data.filter { $0.key.session == nil }.map { ($0.key.name, $0.value) })
+        }
+    }
+
+    /// The data documents put for `session`, by name.
+    func data(session: String) -> [String: JSONValue] {
+        state.withLock { state in
+            Dictionary(
+                uniqueKeysWithValues: state.data.filter { $0.key.session == session }.map { ($0.key.name, $0.value) })
+        }
+    }
+
     /// Names of every stubbed action (any session), for the check of a stub page's references.
     var actionNames: Set<String> { state.withLock { Set($0.actions.keys.map(\.name)) } }
 
     /// Ids of every stubbed page (any session).
     var pageIDs: Set<String> { state.withLock { Set($0.pages.keys.map(\.name)) } }
 
-    /// The stubs, sorted: pages and actions.
-    var keys: (pages: [Key], actions: [Key]) {
-        state.withLock { ($0.pages.keys.sorted(), $0.actions.keys.sorted()) }
+    /// The stubs, sorted: pages, actions and data documents.
+    var keys: (pages: [Key], actions: [Key], data: [Key]) {
+        state.withLock { ($0.pages.keys.sorted(), $0.actions.keys.sorted(), $0.data.keys.sorted()) }
     }
 
     /// Forgets every stub (`session` `nil`), or one session's.
-    func removeAll(session: String? = nil) {
+    /// Forgets every stub, or those of `session`.
+    /// - Returns: whether a data document put for every request was forgotten (the pages are to be loaded again).
+    @discardableResult
+    func removeAll(session: String? = nil) -> Bool {
         state.withLock { state in
             guard let session else {
+                let hadGlobalData = state.data.keys.contains { $0.session == nil }
                 state = State()
-                return
+                return hadGlobalData
             }
             state.pages = state.pages.filter { $0.key.session != session }
             state.actions = state.actions.filter { $0.key.session != session }
+            state.data = state.data.filter { $0.key.session != session }
+            return false
         }
     }
 }

@@ -261,6 +261,53 @@ import Testing
         }
     }
 
+    /// A UI test sets up the data it needs: a data document for its session only, or for everyone, refused with the
+    /// findings of the pages it would break.
+    @Test func aDataDocumentPutAtRuntimeIsServedToItsSessionOrToAll() async throws {
+        try await withTestServer(pages: try temporaryPages(Self.files()), configuration: mockConfiguration()) {
+            server in
+            let http = HTTPTestClient(port: server.port)
+            let admin = [("X-Flow-Admin", "1"), ("Content-Type", "application/json")]
+            let mine = [("X-Flow-Session", "ui-test-9")]
+            func title(_ headers: [(String, String)] = []) async throws -> String? {
+                try await PageDecoder().decodePage(http.get("/v1/pages/orders", headers: headers).body).value.title
+            }
+            let one = #"[{"id": "o-7", "status": "processing", "month": "May", "total": 1, "lines": 1}]"#
+            let put = try await http.request(
+                "PUT", "/__admin/stubs/data/orders?session=ui-test-9", headers: admin, body: Array(one.utf8))
+            #expect(put.status == 200, "\(put.text)")
+            #expect(try json(put)["data"] == [["name": "orders", "session": "ui-test-9"]])
+            #expect(try await title(mine) == "1 orders")
+            #expect(try await title() == "3 orders", "others get the file's data")
+            #expect(try await http.get("/v1/pages/order?orderID=o-7", headers: mine).status == 200)
+            #expect(try await http.get("/v1/pages/order?orderID=o-7").status == 404)
+
+            // A document that would break a page made from it is refused with that page's findings.
+            let broken = #"[{"id": "o-8", "status": "processing", "month": "May", "total": 1, "lines": "many"}]"#
+            let refused = try await http.request(
+                "PUT", "/__admin/stubs/data/orders", headers: admin, body: Array(broken.utf8))
+            #expect(refused.status == 400)
+            #expect(try json(refused)["code"] == "invalid_stub")
+            let finding = try #require(try json(refused)["diagnostics"]?[0])
+            #expect(finding["path"] == "/page/sections/0/widgets/1/content/value", "\(finding)")
+            #expect(finding["message"]?.stringValue?.hasPrefix("order.json: ") == true, "\(finding)")
+            #expect(try await title() == "3 orders", "nothing changed")
+
+            // For everyone: the pages are loaded again with it, until it is removed.
+            let none = try await http.request(
+                "PUT", "/__admin/stubs/data/orders", headers: admin, body: Array("[]".utf8))
+            #expect(none.status == 200, "\(none.text)")
+            #expect(try await title() == "0 orders")
+            #expect(try await title(mine) == "1 orders", "the session's own stub comes first")
+            let removed = try await http.request("DELETE", "/__admin/stubs/data/orders", headers: admin)
+            #expect(removed.status == 200)
+            #expect(try await title() == "3 orders")
+            let gone = try await http.request("DELETE", "/__admin/stubs/data/orders?session=ui-test-9", headers: admin)
+            #expect(try json(gone)["data"] == [])
+            #expect(try await title(mine) == "3 orders")
+        }
+    }
+
     @Test func anEditedDataFileIsServedWithoutARestart() async throws {
         let pages = try temporaryPages(Self.files())
         let configuration = mockConfiguration {

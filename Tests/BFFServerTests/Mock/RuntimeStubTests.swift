@@ -79,7 +79,7 @@ import Testing
             #expect(try json(null)["diagnostics"]?[0]?["path"] == "/effects")
             _ = try await http.request("DELETE", "/__admin/sessions/ui-7", headers: Self.admin, body: nil)
             #expect(try await http.get("/v1/pages/returns", headers: test).status == 404)
-            #expect(try json(try await http.get("/__admin/stubs")) == ["pages": [], "actions": []])
+            #expect(try json(try await http.get("/__admin/stubs")) == ["pages": [], "actions": [], "data": []])
         }
     }
 }
