@@ -66,7 +66,7 @@ public struct PageCatalog: Sendable {
         }
         result.sources = SourceFiles(defaults: defaults, catalog: catalog, reusing: previous?.sources)
         let (data, dataFindings) = DataDocuments.load(
-            directory: directory, previous: previous?.data, overrides: dataOverrides)
+            directory: directory, previous: previous?.data, overrides: dataOverrides, imageURL: defaults.fakeImageURL)
         result.data = data
         result.sources.data = data
         result.diagnostics += dataFindings

@@ -73,7 +73,11 @@ struct PageFile {
             }
         }
         if let content = root["page"], !bindings.isEmpty || PageTemplate.isTemplate(content) {
-            let expanded = PageTemplate.expand(content, at: "/page", data: data, bindings: bindings)
+            // Fake values in a template draw from a generator seeded by the page id (and the item's key).
+            let seed = expectedID + (item.flatMap { itemSetting in "|" + (itemSetting.value.templateText) } ?? "")
+            let expanded = PageTemplate.expand(
+                content, at: "/page", data: data, bindings: bindings,
+                fake: FakeData(seed: FakeData.seed(seed), imageURL: defaults.fakeImageURL))
             root["page"] = expanded.value
             diagnostics += expanded.diagnostics
             dataDocuments.formUnion(expanded.documents)

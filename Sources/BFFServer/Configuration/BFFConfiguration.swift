@@ -81,6 +81,9 @@ public struct BFFConfiguration: Sendable, Hashable {
         /// `Cache-Control` for pages that do not set `server.cacheControl`. Default `no-cache` (revalidate with the
         /// ETag every time).
         public var cacheControl = "no-cache"
+        /// The placeholder image service `{{fake.image WIDTH HEIGHT}}` points at (pages/README.md § Fake data):
+        /// `{width}`, `{height}` and `{n}` (a number from the seed) are filled. Default placehold.co.
+        public var fakeImageURL = "https://placehold.co/{width}x{height}?text={n}"
         /// Widget types outside the catalog that the apps render: `flow-bff check` and the server accept them
         /// (types starting with `x-` are always accepted). Default `[]` (docs/check.md).
         public var customWidgetTypes: [String] = []

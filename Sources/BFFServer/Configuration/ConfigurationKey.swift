@@ -184,6 +184,11 @@ extension ConfigurationKey {
         .string(
             "pages.cacheControl", "no-cache", "`Cache-Control` for pages without `server.cacheControl`."
         ) { $0.pages.cacheControl = $1 },
+        .string(
+            "pages.fakeImageURL", "https://placehold.co/{width}x{height}?text={n}",
+            "The placeholder image service of `{{fake.image WIDTH HEIGHT}}` in data files and templates; `{width}`, "
+                + "`{height}` and `{n}` (a number drawn from the seed) are filled."
+        ) { $0.pages.fakeImageURL = $1 },
         .stringList(
             "pages.customWidgetTypes",
             "Widget types outside the catalog that your apps render; `check` and reloads accept them instead of "

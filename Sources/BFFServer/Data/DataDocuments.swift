@@ -37,10 +37,12 @@ public struct DataDocuments: Sendable, Equatable {
     /// folder is no data.
     /// - Returns: the documents and the findings, each for `data/<file>`.
     /// - Parameter overrides: documents used instead of the files' (runtime stubs, `/__admin/stubs/data`).
+    /// - Parameter imageURL: the placeholder image service of `fake.image` (`pages.fakeImageURL`).
     static func load(
-        directory: String, previous: DataDocuments?, overrides: [String: JSONValue] = [:]
+        directory: String, previous: DataDocuments?, overrides: [String: JSONValue] = [:],
+        imageURL: String = BFFConfiguration.Pages().fakeImageURL
     ) -> (DataDocuments, [FileDiagnostic]) {
-        var (result, findings) = load(directory: directory, previous: previous)
+        var (result, findings) = load(directory: directory, previous: previous, imageURL: imageURL)
         result = result.overlaid(overrides)
         return (result, findings)
     }
@@ -52,11 +54,18 @@ public struct DataDocuments: Sendable, Equatable {
         return result
     }
 
-    private static func load(directory: String, previous: DataDocuments?) -> (DataDocuments, [FileDiagnostic]) {
+    private static func load(
+        directory: String, previous: DataDocuments?, imageURL: String
+    ) -> (DataDocuments, [FileDiagnostic]) {
         var result = DataDocuments()
         var findings: [FileDiagnostic] = []
         let folder = directory + "/" + folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return (result, []) }
+        func keepLastGood(_ name: String) {
+            guard let previous, let kept = previous.documents[name] else { return }
+            result.documents[name] = kept
+            result.digests[name] = previous.digests[name]
+        }
         for name in names.sorted() where name.hasSuffix(".json") && !PageDirectory.isSkipped(name) {
             let file = Self.folder + "/" + name
             let documentName = String(name.dropLast(5))
@@ -74,16 +83,24 @@ public struct DataDocuments: Sendable, Equatable {
                     FileDiagnostic(file: file, diagnostic: .error("unreadable_file", .root, "cannot read the file")))
                 continue
             }
+            let parsed: JSONValue
             do {
-                result.documents[documentName] = try PageDecoder().parse(bytes)
-                result.digests[documentName] = Crypto.sha256(bytes)
+                parsed = try PageDecoder().parse(bytes)
             } catch {
                 findings.append(FileDiagnostic(file: file, diagnostic: error.diagnostic))
-                if let previous, let kept = previous.documents[documentName] {
-                    result.documents[documentName] = kept
-                    result.digests[documentName] = previous.digests[documentName]
-                }
+                keepLastGood(documentName)
+                continue
             }
+            var generatorFindings: [Diagnostic] = []
+            let generated = FakeData.generated(parsed, imageURL: imageURL, diagnostics: &generatorFindings)
+            findings += generatorFindings.map { FileDiagnostic(file: file, diagnostic: $0) }
+            guard !generatorFindings.containsErrors else {
+                keepLastGood(documentName)
+                continue
+            }
+            result.documents[documentName] = generated ?? parsed
+            // A generated document changes with the day (fake.date): its version follows what was made.
+            result.digests[documentName] = Crypto.sha256(generated.map { JSONWriter().write($0) } ?? bytes)
         }
         return (result, findings)
     }

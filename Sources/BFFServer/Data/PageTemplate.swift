@@ -46,7 +46,7 @@ struct PageTemplate {
     /// without templates is not copied).
     static func isTemplate(_ value: JSONValue) -> Bool {
         switch value {
-        case .string(let text): return text.contains("{{") && text.contains("data.")
+        case .string(let text): return text.contains("{{") && (text.contains("data.") || text.contains("fake."))
         case .array(let items): return items.contains(where: isTemplate)
         case .object(let object):
             return object["$each"] != nil || object["$if"] != nil || object.members.contains { isTemplate($0.value) }
@@ -55,10 +55,12 @@ struct PageTemplate {
     }
 
     /// Expands `content`, found at `path` in the file, with `data` and the variables `bindings` (a `server.item`).
+    /// - Parameter fake: the generator `{{fake.…}}` placeholders draw from, in document order.
     static func expand(
-        _ content: JSONValue, at path: JSONPointer, data: DataDocuments, bindings: [String: JSONValue] = [:]
+        _ content: JSONValue, at path: JSONPointer, data: DataDocuments, bindings: [String: JSONValue] = [:],
+        fake: FakeData
     ) -> Expansion {
-        var expander = Expander(data: data)
+        var expander = Expander(data: data, fake: fake)
         var scope = bindings
         scope["data"] = data.scopeValue
         let value = expander.value(content, source: path, target: path, scope: scope)
@@ -85,7 +87,12 @@ private struct Expander {
         var members: Set<String> = []
     }
 
-    init(data: DataDocuments) { self.data = data }
+    var fake: FakeData
+
+    init(data: DataDocuments, fake: FakeData) {
+        self.data = data
+        self.fake = fake
+    }
 
     static func variables(_ scope: [String: JSONValue]) -> [String] { scope.keys.filter { $0 != "data" }.sorted() }
 
@@ -153,12 +160,21 @@ private struct Expander {
             return nil
         }
         var fills: [DataPath?] = []
-        for piece in pieces {
+        var fakes: [Int: JSONValue] = [:]
+        for (index, piece) in pieces.enumerated() {
             guard case .placeholder(let name, _) = piece else {
                 fills.append(nil)
                 continue
             }
-            if DataPath.isTemplated(name, variables: variables) {
+            if let (generator, arguments) = FakeData.call(name) {
+                do {
+                    fakes[index] = try fake.value(generator, arguments)
+                } catch {
+                    diagnostics.append(.error(error.code, source, error.message))
+                    fakes[index] = .string("")
+                }
+                fills.append(DataPath(root: "fake", path: []))
+            } else if DataPath.isTemplated(name, variables: variables) {
                 fills.append(try? DataPath(parsing: name, variables: variables))
             } else {
                 // A request value is served as written (PageFile's placeholder_outside_answer says why); any other
@@ -175,15 +191,17 @@ private struct Expander {
         }
         guard fills.contains(where: { $0 != nil }) else { return nil }
         if pieces.count == 1, case .placeholder(_, let asText) = pieces[0], let name = fills[0] {
-            let found = resolve(name, at: source, scope: scope)
+            let found = fakes[0] ?? resolve(name, at: source, scope: scope)
             return asText ? .string(found?.templateText ?? "") : found ?? .string("")
         }
         var result = ""
-        for (piece, fill) in zip(pieces, fills) {
+        for (index, (piece, fill)) in zip(pieces, fills).enumerated() {
             switch piece {
             case .literal(let part): result += part
             case .placeholder(let name, let asText):
-                if let fill {
+                if let fake = fakes[index] {
+                    result += fake.templateText
+                } else if let fill {
                     result += resolve(fill, at: source, scope: scope)?.templateText ?? ""
                 } else {
                     result += "{{" + name + (asText ? " | text" : "") + "}}"

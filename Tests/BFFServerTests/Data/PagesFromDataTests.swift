@@ -308,6 +308,77 @@ import Testing
         }
     }
 
+    static let generatedPeople = """
+        { "$generate": { "count": 40, "seed": 7, "item": {
+          "id": "p-{{fake.sequence 100}}", "name": "{{fake.name}}", "address": "{{fake.address}}",
+          "price": "{{fake.price 5 80 EUR}}", "age": "{{fake.number 18 90}}", "since": "{{fake.date -30 0}}",
+          "vip": "{{fake.boolean}}", "status": "{{fake.pick new active gone}}", "avatar": "{{fake.image 64 48}}",
+          "label": "{{fake.product}} #{{fake.number 1 9}}" } } }
+        """
+
+    static let peoplePage = """
+        { "schemaVersion": 1, "kind": "page", "page": { "id": "people", "title": "{{fake.name}}", "sections": [
+          { "$each": "data.people", "as": "person", "section": { "id": "{{person.id}}", "widgets": [
+            { "id": "row.{{person.id}}", "type": "list_row",
+              "content": { "title": "{{person.name}}", "subtitle": "{{fake.city}}", "trailing": "{{person.price}}" } }
+          ] } } ] } }
+        """
+
+    @Test func fakeDataIsTheSameForTheSameSeedAndHasItsShape() throws {
+        let files = ["data/people.json": Self.generatedPeople, "people.json": Self.peoplePage]
+        let one = PageCatalog.load(directory: try temporaryPages(files))
+        let two = PageCatalog.load(directory: try temporaryPages(files))
+        #expect(Self.errors(one).isEmpty, "\(one.diagnostics)")
+        #expect(one.data.documents["people"] == two.data.documents["people"], "same seed, same document")
+        #expect(one.pages["people"]?.page.encoded() == two.pages["people"]?.page.encoded(), "same page bytes")
+        let people = try #require(one.data.documents["people"]?.arrayValue)
+        #expect(people.count == 40)
+        #expect(people.map { $0["id"] } == (100..<140).map { .string("p-\($0)") })
+        let today = Date()
+        for person in people {
+            let age = try #require(person["age"]?.numberValue, "a whole-value placeholder keeps the number")
+            #expect((18...90).contains(age) && age == age.rounded())
+            let price = try #require(person["price"]?.stringValue)
+            #expect(price.wholeMatch(of: /€\d{1,2}\.\d\d/) != nil, "\(price)")
+            let euros = Double(price.dropFirst()) ?? 0
+            #expect(euros >= 5 && euros <= 80)
+            let since = try #require(person["since"]?.stringValue)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate]
+            let day = try #require(formatter.date(from: since), "\(since)")
+            #expect(day <= today && day > today.addingTimeInterval(-32 * 86_400), "\(since)")
+            #expect(person["vip"]?.boolValue != nil)
+            #expect(["new", "active", "gone"].contains(person["status"]?.stringValue ?? ""))
+            #expect(person["avatar"]?.stringValue?.hasPrefix("https://placehold.co/64x48?text=") == true)
+            #expect(person["address"]?.stringValue?.wholeMatch(of: /\d+ [A-Za-z ]+, .+/) != nil)
+        }
+        #expect(Set(people.map { $0["name"] }).count > 20, "names vary: \(people.map { $0["name"] })")
+        let reseeded = PageCatalog.load(
+            directory: try temporaryPages(
+                files.merging([
+                    "data/people.json": Self.generatedPeople.replacingOccurrences(
+                        of: "\"seed\": 7", with: "\"seed\": 8")
+                ]) { $1 }))
+        #expect(reseeded.data.documents["people"] != one.data.documents["people"], "another seed, other values")
+        let page = try #require(one.pages["people"]).page
+        #expect(page.title?.contains(" ") == true, "a fake name in the template itself")
+        #expect(page.sections[0].widgets[0].content["title"] == people[0]["name"])
+    }
+
+    @Test func aMisspeltGeneratorIsAnErrorWithTheClosestName() throws {
+        let typo = Self.generatedPeople.replacingOccurrences(of: "fake.address", with: "fake.adress")
+        let catalog = PageCatalog.load(directory: try temporaryPages(["data/people.json": typo]))
+        let error = try #require(Self.errors(catalog).first)
+        #expect(error.file == "data/people.json")
+        #expect(error.diagnostic.code == "unknown_generator")
+        #expect(error.diagnostic.path == "/$generate/item/address")
+        #expect(error.diagnostic.message.contains("did you mean fake.address?"))
+        #expect(error.position?.line == 2, "\(error.located())")
+        let arguments = Self.generatedPeople.replacingOccurrences(of: "fake.number 18 90", with: "fake.number 90 18")
+        let bad = Self.errors(PageCatalog.load(directory: try temporaryPages(["data/people.json": arguments])))
+        #expect(bad.first?.diagnostic.code == "invalid_generator")
+    }
+
     @Test func anEditedDataFileIsServedWithoutARestart() async throws {
         let pages = try temporaryPages(Self.files())
         let configuration = mockConfiguration {
