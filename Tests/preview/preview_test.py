@@ -369,8 +369,13 @@ def main():
         check(set(ids) <= set(links), "the index lists every page: %s" % ids)
         driver.save_screenshot(os.path.join(ARTIFACTS, "index.png"))
         seen_types = set()
+        samples = {p["id"]: (p.get("parameters") or [{}])[0]
+                   for p in json.load(urllib.request.urlopen(base + "/__preview/catalog.json"))["pages"]}
+        check(samples.get("order") == {"orderID": "o-1001"}, "a page per data item comes with sample parameters")
         for page_id in ids:
-            open_page("?page=" + page_id)
+            # A page made per data item (order) answers only with its parameter: opened with the first sample.
+            open_page("?page=" + page_id + "".join(
+                "&p." + name + "=" + urllib.parse.quote(value) for name, value in samples.get(page_id, {}).items()))
             problem = driver.execute_script("return document.querySelector('#screen .problem')?.textContent")
             check(problem is None, "%s renders (problem: %s)" % (page_id, problem))
             errors = js_errors()

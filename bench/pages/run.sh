@@ -40,7 +40,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-cp "$ROOT"/pages/*.json "$WORK/pages/"
+cp -R "$ROOT"/pages/*.json "$ROOT"/pages/data "$WORK/pages/"
 python3 - "$WORK/pages" <<'PY'
 import json, sys
 for name, count in (("sections100", 100), ("sections100k", 100_000)):

@@ -39,7 +39,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-cp "$ROOT"/pages/*.json "$WORK/pages/"
+cp -R "$ROOT"/pages/*.json "$ROOT"/pages/data "$WORK/pages/"
 python3 - "$WORK/pages" "$SECTIONS" <<'PY'
 import json, sys
 directory, count = sys.argv[1], int(sys.argv[2])

@@ -32,6 +32,8 @@ extension PageFile {
 
     /// Whether `text` holds `{{name}}` (or `{{name | filter}}`) where `name` is a request value or close to one.
     static func holdsPlaceholder(_ text: String) -> Bool {
+        // Most strings hold no brace at all: skip them without a substring search.
+        guard text.utf8.contains(UInt8(ascii: "{")) else { return false }
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
             let inside = rest[open.upperBound..<close.lowerBound]

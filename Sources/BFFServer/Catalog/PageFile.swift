@@ -72,6 +72,17 @@ struct PageFile {
                     catalog: catalog, data: data, diagnostics: &diagnostics)
             }
         }
+        let baseFrom = diagnostics.count
+        // (Runs after the findings below are moved to their template positions: declared before.)
+        defer {
+            // A page per item: every item's page was checked above, so what the page itself (made with the first
+            // item, or an empty one) finds in its content adds nothing — and without items nothing is ever served.
+            if itemSetting != nil {
+                let kept = diagnostics[baseFrom...].filter { !$0.path.string.hasPrefix("/page") }
+                diagnostics.removeSubrange(baseFrom...)
+                diagnostics += kept
+            }
+        }
         if let content = root["page"], !bindings.isEmpty || PageTemplate.isTemplate(content) {
             // Fake values in a template draw from a generator seeded by the page id (and the item's key).
             let seed = expectedID + (item.flatMap { itemSetting in "|" + (itemSetting.value.templateText) } ?? "")
@@ -94,11 +105,6 @@ struct PageFile {
                     references[index].path = expansion.sourcePath(of: references[index].path)
                 }
             }
-        }
-        defer {
-            // A page per item without items is never served (every load answers the problem): its content, made
-            // with an empty item, is not checked; the items' pages are, once there are some.
-            if itemSetting?.items.isEmpty == true { diagnostics.removeAll { $0.path.string.hasPrefix("/page") } }
         }
         if let content = root["page"] { diagnostics += Self.placeholdersOutsideAnswers(in: content, at: "/page") }
         let server = root["server"]
@@ -207,6 +213,8 @@ struct PageFile {
             if seen.insert(finding.code + "\u{0}" + finding.path.string).inserted { diagnostics.append(finding) }
         }
         let keyPath = JSONPointer("/server/item/key")
+        var fieldMisses: [String: (finding: Diagnostic, count: Int)] = [:]
+        var madeCount = 0
         for (index, item) in setting.items.enumerated() {
             guard let value = item[setting.key], value.stringValue != nil || value.numberValue != nil else {
                 add(
@@ -224,13 +232,27 @@ struct PageFile {
                 bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data,
                 item: (setting.name, item))
             // An answer's fixed mutation targets are checked by the page itself against every item's page (they
-            // need only be on some: the cancel button of an order still processing).
+            // need only be on some: the cancel button of an order still processing). A member one item lacks is
+            // absent for it (it inserts nothing); only one that no item has is the file's error, reported below.
             let findings = made.diagnostics.filter { !$0.path.string.hasPrefix("/server/actions") }
-            findings.forEach(add)
-            if let page = made.page, !findings.containsErrors {
+            for finding in findings {
+                if finding.code == PageTemplate.unknownField {
+                    fieldMisses[finding.path.string, default: (finding, 0)].count += 1
+                } else {
+                    add(finding)
+                }
+            }
+            madeCount += 1
+            if let page = made.page,
+                !findings.contains(where: { $0.severity == .error && $0.code != PageTemplate.unknownField })
+            {
                 pages[key] = page
                 keys.append(key)
             }
+        }
+        for (finding, count) in fieldMisses.values.sorted(by: { $0.finding.path.string < $1.finding.path.string })
+        where count == madeCount {
+            add(finding)
         }
         return ItemPages(
             parameter: setting.parameter, pages: pages,

@@ -14,6 +14,8 @@ struct PageTemplate {
     static let eachKeys = Set(["$each", "as", "when", "sortBy", "groupBy", "limit"] + bodyKeys)
     /// The members of an `$if` element.
     static let ifKeys = Set(["$if"] + bodyKeys)
+    /// The code of a member no item has (``Expander/unknownFields()``).
+    static let unknownField = "unknown_field"
     /// What a template element stands for: one element per item, or an array of elements spliced in per item.
     static let bodyKeys: [String] = ["section", "widget", "sections", "widgets"]
 
@@ -79,6 +81,8 @@ private struct Expander {
     /// Every name looked up, by where it is written and what it names: whether any item had it, and the members of
     /// the objects it was looked up in (for "did you mean").
     var uses: [String: Use] = [:]
+    /// Each string of the template parsed once, by its position (``string(_:source:scope:)``).
+    var parsedStrings: [String: ParsedString] = [:]
 
     struct Use {
         var path: JSONPointer
@@ -150,59 +154,34 @@ private struct Expander {
 
     /// A string with `{{…}}`: `nil` when nothing in it is this template's to fill (served as written).
     mutating func string(_ text: String, source: JSONPointer, scope: [String: JSONValue]) -> JSONValue? {
-        let variables = Self.variables(scope)
-        let pieces: [TemplateText.Piece]
-        do {
-            pieces = try TemplateText.split(text)
-        } catch {
-            // Outside an $each a `{{` is page text as before; inside one it is a broken placeholder.
-            if !variables.isEmpty { diagnostics.append(.error(error.code, source, error.message)) }
-            return nil
+        // A template position has one text and one lexical scope, whatever the item: parsed once, filled per item.
+        let position = source.string
+        let parsed: ParsedString
+        if let known = parsedStrings[position] {
+            parsed = known
+        } else {
+            parsed = parse(text, source: source, scope: scope)
+            parsedStrings[position] = parsed
         }
-        var fills: [DataPath?] = []
-        var fakes: [Int: JSONValue] = [:]
-        for (index, piece) in pieces.enumerated() {
-            guard case .placeholder(let name, _) = piece else {
-                fills.append(nil)
-                continue
-            }
-            if let (generator, arguments) = FakeData.call(name) {
-                do {
-                    fakes[index] = try fake.value(generator, arguments)
-                } catch {
-                    diagnostics.append(.error(error.code, source, error.message))
-                    fakes[index] = .string("")
-                }
-                fills.append(DataPath(root: "fake", path: []))
-            } else if DataPath.isTemplated(name, variables: variables) {
-                fills.append(try? DataPath(parsing: name, variables: variables))
-            } else {
-                // A request value is served as written (PageFile's placeholder_outside_answer says why); any other
-                // name inside an $each is a misspelt variable.
-                if !variables.isEmpty, (try? RequestValueName(parsing: name)) == nil {
-                    do {
-                        _ = try DataPath(parsing: name, variables: variables)
-                    } catch {
-                        diagnostics.append(.error(error.code, source, error.message))
-                    }
-                }
-                fills.append(nil)
+        guard parsed.fills.contains(where: { $0 != nil }) else { return nil }
+        func value(_ fill: Fill) -> JSONValue? {
+            switch fill {
+            case .data(let name, let key): resolve(name, at: source, key: key, scope: scope)
+            case .fake(let generator, let arguments):
+                (try? fake.value(generator, arguments)) ?? .string("")
             }
         }
-        guard fills.contains(where: { $0 != nil }) else { return nil }
-        if pieces.count == 1, case .placeholder(_, let asText) = pieces[0], let name = fills[0] {
-            let found = fakes[0] ?? resolve(name, at: source, scope: scope)
+        if parsed.pieces.count == 1, case .placeholder(_, let asText) = parsed.pieces[0], let fill = parsed.fills[0] {
+            let found = value(fill)
             return asText ? .string(found?.templateText ?? "") : found ?? .string("")
         }
         var result = ""
-        for (index, (piece, fill)) in zip(pieces, fills).enumerated() {
+        for (piece, fill) in zip(parsed.pieces, parsed.fills) {
             switch piece {
             case .literal(let part): result += part
             case .placeholder(let name, let asText):
-                if let fake = fakes[index] {
-                    result += fake.templateText
-                } else if let fill {
-                    result += resolve(fill, at: source, scope: scope)?.templateText ?? ""
+                if let fill {
+                    result += value(fill)?.templateText ?? ""
                 } else {
                     result += "{{" + name + (asText ? " | text" : "") + "}}"
                 }
@@ -211,11 +190,75 @@ private struct Expander {
         return .string(result)
     }
 
+    /// What one placeholder is filled with.
+    enum Fill {
+        /// A data value, and the key of its ``Use``.
+        case data(DataPath, key: String)
+        case fake(String, [String])
+    }
+
+    /// A string of the template, parsed: its pieces and, for each, what fills it (`nil`: literal text, or a
+    /// placeholder served as written).
+    struct ParsedString {
+        var pieces: [TemplateText.Piece] = []
+        var fills: [Fill?] = []
+    }
+
+    /// Parses `text` at `source` once, reporting its mistakes (once, not per item).
+    mutating func parse(_ text: String, source: JSONPointer, scope: [String: JSONValue]) -> ParsedString {
+        let variables = Self.variables(scope)
+        var parsed = ParsedString()
+        do {
+            parsed.pieces = try TemplateText.split(text)
+        } catch {
+            // Outside an $each a `{{` is page text as before; inside one it is a broken placeholder.
+            if !variables.isEmpty { diagnostics.append(.error(error.code, source, error.message)) }
+            return ParsedString()
+        }
+        for piece in parsed.pieces {
+            guard case .placeholder(let name, _) = piece else {
+                parsed.fills.append(nil)
+                continue
+            }
+            if let (generator, arguments) = FakeData.call(name) {
+                do {
+                    // Checked here; drawn per item when filled.
+                    var probe = FakeData(seed: 0, imageURL: fake.imageURL, today: fake.today)
+                    _ = try probe.value(generator, arguments)
+                    parsed.fills.append(.fake(generator, arguments))
+                } catch {
+                    diagnostics.append(.error(error.code, source, error.message))
+                    parsed.fills.append(nil)
+                }
+            } else if DataPath.isTemplated(name, variables: variables),
+                let path = try? DataPath(parsing: name, variables: variables)
+            {
+                parsed.fills.append(.data(path, key: source.string + "\u{0}" + path.description))
+            } else {
+                // A request value is served as written (PageFile's placeholder_outside_answer says why); any other
+                // name in a page made from data is one nothing fills (a misspelt variable, or one used outside the
+                // $each that binds it).
+                if (try? RequestValueName(parsing: name)) == nil {
+                    do {
+                        _ = try DataPath(parsing: name, variables: variables)
+                    } catch {
+                        diagnostics.append(.error(error.code, source, error.message))
+                    }
+                }
+                parsed.fills.append(nil)
+            }
+        }
+        return parsed
+    }
+
     /// Looks `name` up, recording whether it was found (``unknownFields()``).
-    mutating func resolve(_ name: DataPath, at path: JSONPointer, scope: [String: JSONValue]) -> JSONValue? {
+    /// - Parameter key: the use's key when the caller has it (a parsed string keeps it).
+    mutating func resolve(_ name: DataPath, at path: JSONPointer, key: String? = nil, scope: [String: JSONValue])
+        -> JSONValue?
+    {
         if name.root == "data", let document = name.path.first { documents.insert(document) }
         let (value, parent) = name.resolveWithParent(in: scope)
-        let key = path.string + "\u{0}" + name.description
+        let key = key ?? path.string + "\u{0}" + name.description
         var use = uses[key] ?? Use(path: path, name: name)
         if value != nil { use.found = true } else if let parent { use.members.formUnion(parent.keys) }
         uses[key] = use
@@ -228,7 +271,7 @@ private struct Expander {
             let member = use.name.path.last ?? use.name.root
             let hint = NearMiss.closest(to: member, among: use.members).map { " (did you mean \($0)?)" } ?? ""
             return .error(
-                "unknown_field", use.path,
+                PageTemplate.unknownField, use.path,
                 "\(use.name): no item has \"\(member)\"\(hint); members: \(use.members.sorted().joined(separator: ", "))"
             )
         }

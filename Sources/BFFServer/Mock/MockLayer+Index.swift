@@ -71,6 +71,33 @@ extension MockLayer {
             page["source"] = .string(providerIDs.contains(id) ? "provider" : "file")
             page["href"] = .string("/v1/pages/" + id)
             if preview { page["preview"] = .string("/__preview?page=" + Self.queryEncoded(id)) }
+            // A page made per data item answers only with its parameter: its links carry a sample, each listed.
+            if let samples = catalog.sampleParameters(of: id) {
+                let queries = samples.map { sample in
+                    sample.sorted { $0.key < $1.key }.map {
+                        "\(Self.queryEncoded($0.key))=\(Self.queryEncoded($0.value))"
+                    }
+                    .joined(separator: "&")
+                }
+                page["href"] = .string("/v1/pages/\(id)?\(queries.first ?? "")")
+                page["samples"] = .array(
+                    zip(samples, queries).map { sample, query in
+                        var entry = JSONObject()
+                        entry["parameters"] = .object(
+                            JSONObject(sample.sorted { $0.key < $1.key }.map { .init(key: $0, value: .string($1)) }))
+                        entry["href"] = .string("/v1/pages/\(id)?\(query)")
+                        if preview {
+                            let parameters = sample.sorted { $0.key < $1.key }.map {
+                                "&p.\(Self.queryEncoded($0.key))=\(Self.queryEncoded($0.value))"
+                            }
+                            entry["preview"] = .string("/__preview?page=\(Self.queryEncoded(id))" + parameters.joined())
+                        }
+                        return .object(entry)
+                    })
+                if preview, case .object(let first)? = page["samples"]?.arrayValue?.first {
+                    page["preview"] = first["preview"]
+                }
+            }
             page["scenarios"] = .array(
                 (catalog.scenarios[id] ?? [:]).keys.sorted().map { name in
                     var scenario = JSONObject()
@@ -103,6 +130,12 @@ extension MockLayer {
                 "href": .string("/v1/actions/" + name),
             ]
         }
+        let data: [JSONValue] = catalog.data.names.map { name in
+            [
+                "name": .string(name), "file": .string("\(DataDocuments.folder)/\(name).json"),
+                "items": catalog.data.documents[name]?.arrayValue.map { .number(Double($0.count)) } ?? .null,
+            ]
+        }
         let admin: [JSONValue] = Self.indexAdminLinks.map {
             ["method": .string($0.method), "href": .string($0.path), "summary": .string($0.summary)]
         }
@@ -112,6 +145,7 @@ extension MockLayer {
             "preview": preview ? .string(BFFApplication.previewPrefix) : .null,
             "pages": .array(pages),
             "brokenFiles": .array(broken),
+            "data": .array(data),
             "actions": .array(actions),
             "admin": .array(admin),
             "openAPI": "/openapi.json",
@@ -142,6 +176,17 @@ extension MockLayer {
                 html += " — scenarios: "
                 html += scenarios.map { link($0["href"], $0["name"]) }.joined(separator: ", ")
             }
+            let samples = page["samples"]?.arrayValue ?? []
+            if !samples.isEmpty {
+                html += " — made per data item: "
+                html +=
+                    samples.map { sample in
+                        let label = (sample["parameters"]?.objectValue?.members ?? []).map {
+                            "\($0.key)=\($0.value.stringValue ?? "")"
+                        }.joined(separator: "&")
+                        return link(sample["href"], .string(label))
+                    }.joined(separator: ", ")
+            }
             if page["stale"] != nil {
                 html += " <span class=\"stale\">stale: <code>\(text(page["stale"]))</code></span>"
             }
@@ -153,6 +198,16 @@ extension MockLayer {
             html += "<h2>Broken page files</h2>\n<ul>\n"
             for file in broken {
                 html += "<li class=\"stale\"><code>\(text(file["error"]))</code>: \(text(file["message"]))</li>\n"
+            }
+            html += "</ul>\n"
+        }
+        let data = index["data"]?.arrayValue ?? []
+        if !data.isEmpty {
+            html += "<h2>Data</h2>\n<ul>\n"
+            for document in data {
+                let items = document["items"]?.numberValue.map { " — \(Int($0)) items" } ?? ""
+                html +=
+                    "<li><code>\(text(document["file"]))</code> (<code>data.\(text(document["name"]))</code>)\(items)</li>\n"
             }
             html += "</ul>\n"
         }

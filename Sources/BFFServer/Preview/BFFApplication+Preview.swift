@@ -67,18 +67,32 @@ extension BFFApplication {
     }
 
     /// `GET /__preview/catalog.json`: what the preview's index and menus list — every page (file and provider)
-    /// with its scenarios, the capability profiles, and whether the mock backend (journal, live reload) is on.
+    /// with its scenarios (and, made per data item, sample parameters), the data documents, the capability
+    /// profiles, and whether the mock backend (journal, live reload) is on.
     func previewCatalog() -> HTTPResponse {
         let catalog = self.catalog
         var pages: [JSONValue] = []
         let providerIDs = Set(providers.pageIDs)
         for id in Set(catalog.pageIDs).union(providerIDs).sorted() {
             let scenarios = catalog.scenarios[id]?.keys.sorted() ?? []
-            pages.append([
-                "id": .string(id),
-                "source": .string(providerIDs.contains(id) ? "provider" : "file"),
-                "scenarios": .array(scenarios.map { .string($0) }),
-            ])
+            var page = JSONObject()
+            page["id"] = .string(id)
+            page["source"] = .string(providerIDs.contains(id) ? "provider" : "file")
+            page["scenarios"] = .array(scenarios.map { .string($0) })
+            // A page made per data item is opened with a sample of its parameters (it has no page without one).
+            if let samples = catalog.sampleParameters(of: id) {
+                page["parameters"] = .array(
+                    samples.map { sample in
+                        .object(
+                            JSONObject(sample.sorted { $0.key < $1.key }.map { .init(key: $0, value: .string($1)) }))
+                    })
+            }
+            pages.append(.object(page))
+        }
+        // The data documents page templates read (pages/data/), with their item counts.
+        let data: [JSONValue] = catalog.data.names.map { name in
+            let count = catalog.data.documents[name]?.arrayValue.map { JSONValue.number(Double($0.count)) } ?? .null
+            return ["name": .string(name), "items": count]
         }
         var profiles: [JSONValue] = []
         if let data = FileManager.default.contents(atPath: configuration.preview.profiles),
@@ -93,6 +107,7 @@ extension BFFApplication {
             "catalogVersion": .string(catalog.version),
             "widgetTypes": .array(WidgetCatalog.standard.types.map { .string($0) }),
             "pages": .array(pages),
+            "data": .array(data),
             "profiles": .array(profiles),
         ]
         return .json(

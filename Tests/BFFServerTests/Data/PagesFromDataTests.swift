@@ -147,8 +147,19 @@ import Testing
         let matcher = try #require(
             try firstError(#"{ "order.status": "processing" }"#, #"{ "order.status": {"eq": 1} }"#))
         #expect(matcher.code == "unknown_operator", "\(matcher)")
+        let unfilled = try #require(
+            try firstError(#""title": "{{data.orders.count}} orders""#, #""title": "{{orders.count}} orders""#))
+        #expect(unfilled.code == "unknown_placeholder" && unfilled.path == "/page/title", "a name nothing fills")
         let change = try #require(try firstError(#""update": "data.orders""#, #""update": "data.order""#))
         #expect(change.code == "unknown_data" && change.path.string.hasSuffix("/data/0/update"), "\(change)")
+        // A value that cannot fit the widget once filled: the codec's finding, at the template's position, once.
+        var files = Self.files()
+        files["order.json"] = Self.orderPage().replacingOccurrences(
+            of: #""value": "{{order.lines}}""#, with: #""value": "{{order.status}}""#)
+        let misfit = Self.errors(try Self.load(files))
+        #expect(misfit.count == 1, "\(misfit)")
+        #expect(misfit.first?.file == "order.json")
+        #expect(misfit.first?.diagnostic.path == "/page/sections/0/widgets/1/content/value")
         // Request values stay the answer's: in page content they are served as written (with the usual warning).
         let catalog = try Self.load(
             Self.files(ordersPage: Self.ordersPage.replacingOccurrences(of: "Your orders", with: "{{request.value}}")))
@@ -247,6 +258,25 @@ import Testing
             #expect(reset.status == 200, "\(reset.text)")
             #expect(try await widgets("/v1/pages/orders", mine) == before)
         }
+    }
+
+    /// A member some items lack inserts nothing for them; one that no item has is the file's error, once.
+    @Test func aPagePerItemReportsOnlyMembersNoItemHas() throws {
+        var files = Self.files(
+            orders: Self.orders.replacingOccurrences(of: #""lines": 1}"#, with: #""lines": 1, "note": "gift"}"#))
+        files["order.json"] = Self.orderPage().replacingOccurrences(
+            of: #""Order {{order.id}}""#, with: #""{{order.id}} {{order.note}}""#)
+        let catalog = try Self.load(files)
+        #expect(Self.errors(catalog).isEmpty, "\(catalog.diagnostics)")
+        let items = try #require(catalog.pages["order"]?.items)
+        #expect(items.pages.count == 3)
+        #expect(items.pages["o-1002"]?.page.title == "o-1002 gift")
+        #expect(items.pages["o-1001"]?.page.title == "o-1001 ")
+        files["order.json"] = Self.orderPage().replacingOccurrences(
+            of: #""Order {{order.id}}""#, with: #""{{order.nope}}""#)
+        let errors = Self.errors(try Self.load(files))
+        #expect(errors.map(\.diagnostic.code) == ["unknown_field"], "\(errors)")
+        #expect(errors.first?.diagnostic.path == "/page/title")
     }
 
     @Test func aPagePerItemWithoutADeclaredProblemAnswersItemNotFound() async throws {
@@ -377,6 +407,27 @@ import Testing
         let arguments = Self.generatedPeople.replacingOccurrences(of: "fake.number 18 90", with: "fake.number 90 18")
         let bad = Self.errors(PageCatalog.load(directory: try temporaryPages(["data/people.json": arguments])))
         #expect(bad.first?.diagnostic.code == "invalid_generator")
+    }
+
+    /// The mock's `/` index lists the data documents and opens a page per item with its samples.
+    @Test func theMockIndexListsDataAndSamplesOfPagesPerItem() async throws {
+        try await withTestServer(configuration: mockConfiguration()) { server in
+            let http = HTTPTestClient(port: server.port)
+            let index = try json(try await http.get("/", headers: [("Accept", "application/json")]))
+            #expect(index["data"] == [["name": "orders", "file": "data/orders.json", "items": 45]])
+            let order = try #require(index["pages"]?.arrayValue?.first { $0["id"] == "order" })
+            #expect(order["href"] == "/v1/pages/order?orderID=o-1001")
+            #expect(
+                order["samples"]?.arrayValue?.map { $0["href"] } == [
+                    "/v1/pages/order?orderID=o-1001", "/v1/pages/order?orderID=o-1023",
+                    "/v1/pages/order?orderID=o-1045",
+                ])
+            #expect(try await http.get("/v1/pages/order?orderID=o-1023").status == 200, "a sample loads")
+            let html = try await http.get("/", headers: [("Accept", "text/html")]).text
+            #expect(html.contains("<h2>Data</h2>"))
+            #expect(html.contains("<code>data/orders.json</code>"))
+            #expect(html.contains(#"<a href="/v1/pages/order?orderID=o-1045">orderID=o-1045</a>"#))
+        }
     }
 
     @Test func anEditedDataFileIsServedWithoutARestart() async throws {

@@ -87,6 +87,21 @@ import Testing
         }
     }
 
+    /// Pages made from data: a page per item comes with sample parameters to open it with, and the data documents
+    /// are listed with their item counts.
+    @Test func theCatalogListsDataAndTheParametersOfPagesPerItem() async throws {
+        try await withTestApplication(configuration: previewConfiguration(mock: true)) { http in
+            let answer = try JSONParser().parse(Array(try await http.get("/__preview/catalog.json").text.utf8))
+            #expect(answer["data"] == [["name": "orders", "items": 45]])
+            let pages = answer["pages"]?.arrayValue ?? []
+            let order = pages.first { $0["id"] == "order" }
+            #expect(
+                order?["parameters"] == [["orderID": "o-1001"], ["orderID": "o-1023"], ["orderID": "o-1045"]],
+                "\(String(describing: order))")
+            #expect(pages.first { $0["id"] == "orders" }?["parameters"] == nil)
+        }
+    }
+
     @Test func offMeansNotFoundAndNoJournal() async throws {
         try await withTestApplication(configuration: previewConfiguration(mock: false)) { http in
             let index = try await http.get("/__preview")

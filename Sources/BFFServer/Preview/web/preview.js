@@ -369,27 +369,48 @@ function drawDiagnostics() {
 
 // MARK: index and controls
 
-function linkFor(changes) {
+// parameters: the page parameters of the link (p.<name>); absent, the shown page's when the page stays the same.
+function linkFor(changes, parameters) {
   const next = new URLSearchParams();
   const merged = Object.assign({}, choice, changes);
   for (const [name, value] of Object.entries(merged)) if (value) next.set(name, value);
-  if (!("page" in changes)) for (const [name, value] of Object.entries(pageParameters)) next.set("p." + name, value);
+  const kept = parameters || ("page" in changes ? {} : pageParameters);
+  for (const [name, value] of Object.entries(kept)) next.set("p." + name, value);
   return "/__preview?" + next.toString();
+}
+
+function sameParameters(sample) {
+  const names = Object.keys(sample);
+  return names.length === Object.keys(pageParameters).length && names.every((n) => pageParameters[n] === sample[n]);
 }
 
 function drawIndex(catalog) {
   const nav = document.getElementById("index");
   nav.append(el("h3", "", "pages"));
   for (const page of catalog.pages) {
-    const link = el("a", page.id === choice.page && !choice.scenario ? "current" : "", page.id);
-    link.href = linkFor({ page: page.id, scenario: "" });
+    // A page made per data item answers only with its parameter: it opens with a sample, each listed below it.
+    const samples = page.parameters || [];
+    const link = el("a", page.id === choice.page && !choice.scenario && !samples.length ? "current" : "", page.id);
+    link.href = linkFor({ page: page.id, scenario: "" }, samples[0]);
     if (page.source === "provider") link.title = "Swift provider page";
     nav.append(link);
+    for (const sample of samples) {
+      const label = Object.entries(sample).map(([name, value]) => name + "=" + value).join("&");
+      const sub = el("a", "scenario" + (page.id === choice.page && sameParameters(sample) ? " current" : ""), label);
+      sub.href = linkFor({ page: page.id, scenario: "" }, sample);
+      nav.append(sub);
+    }
     for (const scenario of page.scenarios) {
       const sub = el("a", "scenario" + (page.id === choice.page && scenario === choice.scenario ? " current" : ""),
         "scenario " + scenario);
       sub.href = linkFor({ page: page.id, scenario });
       nav.append(sub);
+    }
+  }
+  if ((catalog.data || []).length) {
+    nav.append(el("h3", "", "data"));
+    for (const document of catalog.data) {
+      nav.append(el("div", "hint", "data/" + document.name + ".json" + (document.items === null ? "" : " · " + document.items + " items")));
     }
   }
 }
