@@ -20,6 +20,7 @@ public struct CatalogPage: Sendable {
         var variants: [PageVariant]
         var items: ItemPages?
         var generator: PageGenerator?
+        var queryPages: QueryPages?
         /// What responses serving this page tell the access log and metrics (its id), made once.
         var annotations: HTTPResponseAnnotations
 
@@ -45,6 +46,7 @@ public struct CatalogPage: Sendable {
                 actionNames: actionNames, file: file, strings: strings, headerBlock: headerBlock, variants: variants)
             copy.items = items
             copy.generator = generator
+            copy.queryPages = queryPages
             return copy
         }
     }
@@ -127,6 +129,12 @@ public struct CatalogPage: Sendable {
     var generator: PageGenerator? {
         get { storage.generator }
         set { storageForWriting().generator = newValue }
+    }
+
+    /// The page made for the query parameters its templates read (`filterBy`, `sortable`), when it reads some.
+    var queryPages: QueryPages? {
+        get { storage.queryPages }
+        set { storageForWriting().queryPages = newValue }
     }
 
     /// - Parameter encoded: the page's bytes (`page.encoded()`) when the caller has them already; else the page

@@ -28,7 +28,8 @@ struct PageFile {
     /// - Parameter data: the data documents templates read (``PageTemplate``); none by default.
     init(
         bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog,
-        data: DataDocuments = DataDocuments(), item: (name: String, value: JSONValue)? = nil
+        data: DataDocuments = DataDocuments(), item: (name: String, value: JSONValue)? = nil,
+        query: [String: String] = [:]
     ) {
         let decoder = PageDecoder(catalog: catalog)
         let validator = PageValidator(catalog: catalog)
@@ -88,7 +89,7 @@ struct PageFile {
             let seed = expectedID + (item.flatMap { itemSetting in "|" + (itemSetting.value.templateText) } ?? "")
             let expanded = PageTemplate.expand(
                 content, at: "/page", data: data, bindings: bindings,
-                fake: FakeData(seed: FakeData.seed(seed), imageURL: defaults.fakeImageURL))
+                fake: FakeData(seed: FakeData.seed(seed), imageURL: defaults.fakeImageURL), query: query)
             root["page"] = expanded.value
             diagnostics += expanded.diagnostics
             dataDocuments.formUnion(expanded.documents)
@@ -193,9 +194,13 @@ struct PageFile {
             strings: strings)
         page?.variants = variants
         if isGenerated, item == nil {
-            page?.generator = PageGenerator(
+            let generator = PageGenerator(
                 bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog,
                 documents: dataDocuments)
+            page?.generator = generator
+            if query.isEmpty, let parameters = expansion?.queryParameters, !parameters.isEmpty {
+                page?.queryPages = QueryPages(parameters: parameters, generator: generator)
+            }
         }
         if let itemPages, page != nil { page?.items = itemPages }
     }

@@ -11,15 +11,18 @@ struct PageGenerator: Sendable {
     /// The data documents the page reads.
     var documents: Set<String>
 
-    /// The page made from `data`; `nil` when that page has errors (the session keeps what it had).
-    func page(with data: DataDocuments) -> CatalogPage? {
-        let made = file(with: data)
+    /// The page made from `data` (for the query parameters `query`); `nil` when that page has errors (the session
+    /// keeps what it had).
+    func page(with data: DataDocuments, query: [String: String] = [:]) -> CatalogPage? {
+        let made = file(with: data, query: query)
         guard !made.diagnostics.containsErrors else { return nil }
         return made.page
     }
 
     /// The page file decoded with `data`, with its findings.
-    func file(with data: DataDocuments) -> PageFile {
-        PageFile(bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data)
+    func file(with data: DataDocuments, query: [String: String] = [:]) -> PageFile {
+        PageFile(
+            bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data,
+            query: query)
     }
 }

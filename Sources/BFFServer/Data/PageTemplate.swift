@@ -11,7 +11,9 @@ import PageModel
 /// finding inside a generated section points at its template), via ``Expansion/sourcePath(of:)``.
 struct PageTemplate {
     /// The members of an `$each` element.
-    static let eachKeys = Set(["$each", "as", "when", "sortBy", "groupBy", "limit"] + bodyKeys)
+    static let eachKeys = Set(["$each", "as", "when", "sortBy", "groupBy", "limit", "filterBy", "sortable"] + bodyKeys)
+    /// The query parameter that picks one of an `$each`'s `sortable` keys (`?sort=-total`).
+    static let sortParameter = "sort"
     /// The members of an `$if` element.
     static let ifKeys = Set(["$if"] + bodyKeys)
     /// The code of a member no item has (``Expander/unknownFields()``).
@@ -27,6 +29,9 @@ struct PageTemplate {
         var origins: [String: JSONPointer] = [:]
         /// The data documents the content names.
         var documents: Set<String> = []
+        /// The query parameters the content depends on (`filterBy`, `sortable`): a request naming one gets the page
+        /// made for its values (``QueryPages``).
+        var queryParameters: Set<String> = []
 
         /// `pointer` (into the expanded content) as a path in the file: its longest prefix that was generated or
         /// moved, replaced by where that came from. Paths outside generated content are returned as they are.
@@ -60,13 +65,15 @@ struct PageTemplate {
     /// - Parameter fake: the generator `{{fake.…}}` placeholders draw from, in document order.
     static func expand(
         _ content: JSONValue, at path: JSONPointer, data: DataDocuments, bindings: [String: JSONValue] = [:],
-        fake: FakeData
+        fake: FakeData, query: [String: String] = [:]
     ) -> Expansion {
         var expander = Expander(data: data, fake: fake)
+        expander.query = query
         var scope = bindings
         scope["data"] = data.scopeValue
         let value = expander.value(content, source: path, target: path, scope: scope)
         var expansion = Expansion(value: value, origins: expander.origins, documents: expander.documents)
+        expansion.queryParameters = expander.queryParameters
         expansion.diagnostics = expander.diagnostics + expander.unknownFields()
         return expansion
     }
@@ -83,6 +90,10 @@ private struct Expander {
     var uses: [String: Use] = [:]
     /// Each string of the template parsed once, by its position (``string(_:source:scope:)``).
     var parsedStrings: [String: ParsedString] = [:]
+    /// The request's query parameters `filterBy` and `sortable` read (none when the files load).
+    var query: [String: String] = [:]
+    /// The query parameters the template reads.
+    var queryParameters: Set<String> = []
 
     struct Use {
         var path: JSONPointer
@@ -359,6 +370,57 @@ private struct Expander {
                 fail("invalid_template", source / "groupBy", "groupBy names a value of the item")
             }
         }
+        // filterBy: {"status": "order.status"} keeps, for ?status=processing, the items whose order.status is it.
+        var filters: [(parameter: String, name: DataPath)] = []
+        if let value = object["filterBy"] {
+            if case .object(let members) = value, !members.isEmpty {
+                for member in members.members {
+                    if case .string(let text) = member.value,
+                        let name = parseName(text, at: source / "filterBy" / member.key, variables: variables)
+                    {
+                        filters.append((member.key, name))
+                        queryParameters.insert(member.key)
+                    } else if member.value.stringValue == nil {
+                        fail("invalid_template", source / "filterBy" / member.key, "a filter names a value of the item")
+                    } else {
+                        valid = false
+                    }
+                }
+            } else {
+                fail(
+                    "invalid_template", source / "filterBy",
+                    "filterBy maps query parameters to item values: {\"status\": \"order.status\"}")
+            }
+        }
+        // sortable: {"total": "order.total"} sorts, for ?sort=total (or -total, descending), by order.total.
+        if let value = object["sortable"] {
+            if case .object(let members) = value, !members.isEmpty {
+                queryParameters.insert(PageTemplate.sortParameter)
+                var keys: [String: DataPath] = [:]
+                for member in members.members {
+                    if case .string(let text) = member.value,
+                        let name = parseName(text, at: source / "sortable" / member.key, variables: variables)
+                    {
+                        keys[member.key] = name
+                    } else if member.value.stringValue == nil {
+                        fail(
+                            "invalid_template", source / "sortable" / member.key, "a sort key names a value of the item"
+                        )
+                    } else {
+                        valid = false
+                    }
+                }
+                if var asked = query[PageTemplate.sortParameter] {
+                    let descending = asked.hasPrefix("-")
+                    if descending { asked.removeFirst() }
+                    if let name = keys[asked] { sortKey = (name, descending) }
+                }
+            } else {
+                fail(
+                    "invalid_template", source / "sortable",
+                    "sortable maps ?sort= keys to item values: {\"total\": \"order.total\"}")
+            }
+        }
         var limit = Int.max
         if let value = object["limit"] {
             if let number = value.intValue, number >= 0 {
@@ -386,6 +448,11 @@ private struct Expander {
             return itemScope
         }
         if let condition { scoped = scoped.filter { condition.matches($0) } }
+        for (parameter, name) in filters {
+            guard let wanted = query[parameter] else { continue }
+            let matcher = RequestCondition.Matcher.equals(.string(wanted))
+            scoped = scoped.filter { matcher.matches(resolve(name, at: source / "filterBy" / parameter, scope: $0)) }
+        }
         if let (name, descending) = sortKey {
             let keyed = scoped.map { (key: resolve(name, at: source / "sortBy", scope: $0), scope: $0) }
             // Stable (Swift's sort is): items with equal keys keep their order in the data; absent keys go last.

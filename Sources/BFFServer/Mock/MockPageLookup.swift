@@ -84,6 +84,24 @@ struct MockPageLookup: PageLookup {
         }
         // Page variants by query parameter (Matching/PageVariant.swift) come before the session's copy, which
         // holds the page itself.
+        // A page made from data for the query parameters it reads (filterBy, sortable): from the session's copy of
+        // the data when it has one (kept with the session's documents, so its cursors continue it), else shared.
+        if let queryPages = page.queryPages, let relevant = queryPages.relevant(parameters(of: request)) {
+            if let sessionID, let data = session?.data, data.baseVersion == snapshot.catalog.data.version {
+                let key =
+                    pageID + "?"
+                    + relevant.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                    .joined(separator: "&")
+                if let made = queryPages.generator.page(with: data.documents, query: relevant) {
+                    mock.sessions.update(sessionID) {
+                        $0.documents[key] = SessionDocument(page: made, baseVersion: page.version)
+                    }
+                    return .document(made, headers: headers)
+                }
+            } else if let made = queryPages.page(for: relevant, data: snapshot.catalog.data) {
+                return .document(made, headers: headers)
+            }
+        }
         // A page made per item: the session's copy holds the items' pages made from the session's data.
         let copy = session?.documents[pageID].flatMap { $0.baseVersion == page.version ? $0.page : nil }
         let itemsFrom = copy?.items != nil ? copy! : page
@@ -152,6 +170,17 @@ struct MockPageLookup: PageLookup {
         }
         if let item = page.items?.byVersion[cursor.version] {
             return marked(.document(item), personal: personal, snapshot: snapshot)
+        }
+        if let queried = page.queryPages?.page(version: cursor.version) {
+            return marked(.document(queried), personal: personal, snapshot: snapshot)
+        }
+        // A page the session's data made for query parameters (mockSource), kept under "<pageID>?<query>".
+        if let session,
+            let made = mock.sessions.session(session)?.documents.first(where: { key, document in
+                key.hasPrefix(cursor.pageID + "?") && document.page.version == cursor.version
+            })
+        {
+            return marked(.document(made.value.page, headers: Self.personal), personal: true, snapshot: snapshot)
         }
         let variants = documents(of: page, session: session, snapshot: snapshot).dropFirst()
         guard let variant = variants.first(where: { $0.version == cursor.version }) else {

@@ -21,8 +21,9 @@ public struct MockSession: Sendable {
     /// The scenario this session chose for `pageID`, if any.
     public func scenario(for pageID: String) -> String? { scenarios[pageID] ?? scenarios["*"] }
 
-    /// Page ids of the documents this session changed.
-    public var changedPageIDs: [String] { documents.keys.sorted() }
+    /// Page ids of the documents this session changed (not the pages its data made for query parameters, kept as
+    /// `<pageID>?<query>`).
+    public var changedPageIDs: [String] { documents.keys.filter { !$0.contains("?") }.sorted() }
 }
 
 /// A session's copy of a page: the catalog page with the session's mutations applied, with its own content

@@ -54,8 +54,12 @@ struct CatalogLookup: PageLookup {
         if let registration = providers.registration(for: pageID) { return .provider(registration) }
         let page = try snapshot.page(pageID)
         // Most pages have no variants: skip decoding the query a second time for them.
-        guard !page.variants.isEmpty || page.items != nil else { return .document(page) }
-        return snapshot.variant(of: page, parameters: parameters(of: request)) ?? .document(page)
+        guard !page.variants.isEmpty || page.items != nil || page.queryPages != nil else { return .document(page) }
+        let parameters = parameters(of: request)
+        if let queryPages = page.queryPages, let relevant = queryPages.relevant(parameters) {
+            return .document(queryPages.page(for: relevant, data: snapshot.catalog.data) ?? page)
+        }
+        return snapshot.variant(of: page, parameters: parameters) ?? .document(page)
     }
 
     func continuation(of cursor: Cursor, context: RequestContext, snapshot: CatalogSnapshot) throws -> PageSource {
@@ -63,6 +67,7 @@ struct CatalogLookup: PageLookup {
         let page = try snapshot.page(cursor.pageID)
         guard cursor.version == page.version else {
             if let item = page.items?.byVersion[cursor.version] { return .document(item) }
+            if let queried = page.queryPages?.page(version: cursor.version) { return .document(queried) }
             // A cursor issued on a variant (Matching/PageVariant.swift) continues that document.
             guard let variant = snapshot.variantDocuments(of: page).first(where: { $0.version == cursor.version })
             else { throw ProblemDetails.cursorExpired }

@@ -279,6 +279,55 @@ import Testing
         #expect(errors.first?.diagnostic.path == "/page/title")
     }
 
+    /// `filterBy` and `sortable`: the page made for the query's values, with its own version and cursors; from
+    /// the session's data in mock mode.
+    @Test func queryParametersFilterAndSortThePageMadeFromData() async throws {
+        let queried = Self.ordersPage.replacingOccurrences(
+            of: #""as": "order", "sortBy": "-order.id","#,
+            with:
+                #""as": "order", "sortBy": "-order.id", "filterBy": {"status": "order.status"}, "sortable": {"total": "order.total"},"#
+        )
+        #expect(queried != Self.ordersPage)
+        let pages = try temporaryPages(Self.files(ordersPage: queried))
+        #expect(Self.errors(PageCatalog.load(directory: pages)).isEmpty)
+        try await withTestServer(pages: pages, configuration: mockConfiguration()) { server in
+            let http = HTTPTestClient(port: server.port)
+            func rows(_ target: String, _ headers: [(String, String)] = []) async throws -> [String] {
+                let response = try await http.get(target, headers: headers)
+                #expect(response.status == 200, "\(target): \(response.text)")
+                let page = try PageDecoder().decodePage(response.body).value
+                return page.sections.flatMap { $0.widgets.map(\.id) }.filter { $0.hasPrefix("order.") }
+            }
+            #expect(
+                try await rows("/v1/pages/orders") == ["order.o-1003", "order.o-1002"], "first chunk: two sections")
+            #expect(try await rows("/v1/pages/orders?status=processing") == ["order.o-1003", "order.o-1002"])
+            #expect(try await rows("/v1/pages/orders?status=delivered") == ["order.o-1001"])
+            #expect(try await rows("/v1/pages/orders?status=nope") == [])
+            #expect(try await rows("/v1/pages/orders?sort=total") == ["order.o-1002", "order.o-1003"])
+            #expect(try await rows("/v1/pages/orders?sort=-total") == ["order.o-1003", "order.o-1002"])
+            #expect(try await rows("/v1/pages/orders?sort=unknown") == ["order.o-1003", "order.o-1002"], "the default")
+            // Its own version, and cursors that continue it.
+            let plain = try await http.get("/v1/pages/orders")
+            let sorted = try await http.get("/v1/pages/orders?sort=total")
+            #expect(plain.header("ETag") != sorted.header("ETag"))
+            let postback = try #require(try PageDecoder().decodePage(sorted.body).value.pagination?.postback)
+            let next = try await http.get(
+                "/v1/pages/orders/next?postback="
+                    + (postback.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            #expect(next.status == 200, "\(next.text)")
+            #expect(next.text.contains("order.o-1001"))
+            // A session's data: after its cancel, its filtered page follows.
+            let mine = [("X-Flow-Session", "ui-q")]
+            _ = try await http.post(
+                "/v1/actions/orders.cancel",
+                json:
+                    #"{"pageID": "orders", "widgetID": "cancel.o-1002", "event": "tap", "payload": {"orderID": "o-1002"}}"#,
+                headers: mine)
+            #expect(try await rows("/v1/pages/orders?status=processing", mine) == ["order.o-1003"])
+            #expect(try await rows("/v1/pages/orders?status=processing") == ["order.o-1003", "order.o-1002"])
+        }
+    }
+
     @Test func aPagePerItemWithoutADeclaredProblemAnswersItemNotFound() async throws {
         let edited = Self.orderPage(problem: "")
         #expect(!edited.contains("order_not_found"))
