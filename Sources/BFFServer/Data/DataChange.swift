@@ -107,13 +107,10 @@ struct DataChange: Sendable {
         let matches: (JSONValue) -> Bool = { item in
             guard case .object(let conditions)? = change["where"] else { return true }
             return conditions.members.allSatisfy { member in
+                // Checked at load but for filled values: a matcher a request value made malformed matches nothing.
+                guard let matchers = try? RequestCondition.matchers(member.value, at: .root) else { return false }
                 let value = Self.member(item, member.key)
-                guard case .object(let operators) = member.value, !operators.isEmpty else {
-                    return RequestCondition.Matcher.equals(member.value).matches(value)
-                }
-                return operators.members.allSatisfy { test in
-                    (try? RequestCondition.matcher(test.key, test.value, at: .root))?.matches(value) ?? false
-                }
+                return matchers.allSatisfy { $0.matches(value) }
             }
         }
         let changed = Self.updating(current, at: target.path.dropFirst()) { items in

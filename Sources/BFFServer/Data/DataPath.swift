@@ -91,18 +91,7 @@ struct DataCondition: Sendable {
             } catch {
                 throw MatchingError(error.code, error.message, at: path)
             }
-            guard case .object(let operators) = member.value else {
-                tests.append((name, .equals(member.value)))
-                continue
-            }
-            guard !operators.isEmpty else {
-                throw MatchingError(
-                    "invalid_condition",
-                    "an empty matcher; use {\"equals\": {}} to compare with an empty object", at: path)
-            }
-            for item in operators.members {
-                tests.append((name, try RequestCondition.matcher(item.key, item.value, at: path / item.key)))
-            }
+            tests += try RequestCondition.matchers(member.value, at: path).map { (name, $0) }
         }
         self.tests = tests
     }

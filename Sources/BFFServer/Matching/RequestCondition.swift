@@ -89,20 +89,23 @@ struct RequestCondition: Sendable {
                     "unsupported_condition",
                     "page variants match query parameters only (request.query.<name>), not \(name)", at: path)
             }
-            guard case .object(let operators) = member.value else {
-                tests.append((name, .equals(member.value)))
-                continue
-            }
-            guard !operators.isEmpty else {
-                throw MatchingError(
-                    "invalid_condition",
-                    "an empty matcher; use {\"equals\": {}} to compare with an empty object", at: path)
-            }
-            for item in operators.members {
-                tests.append((name, try Self.matcher(item.key, item.value, at: path / item.key)))
-            }
+            tests += try Self.matchers(member.value, at: path).map { (name, $0) }
         }
         self.tests = tests
+    }
+
+    /// The matchers of one tested value: a literal is `equals`, an object its operators (`{"gt": 10}`).
+    /// - Throws: for an empty object or an unknown or malformed operator, at `path`.
+    static func matchers(_ value: JSONValue, at path: JSONPointer) throws(MatchingError) -> [Matcher] {
+        guard case .object(let operators) = value else { return [.equals(value)] }
+        guard !operators.isEmpty else {
+            throw MatchingError(
+                "invalid_condition", "an empty matcher; use {\"equals\": {}} to compare with an empty object",
+                at: path)
+        }
+        var matchers: [Matcher] = []
+        for item in operators.members { matchers.append(try matcher(item.key, item.value, at: path / item.key)) }
+        return matchers
     }
 
     static func matcher(_ key: String, _ value: JSONValue, at path: JSONPointer) throws(MatchingError)
