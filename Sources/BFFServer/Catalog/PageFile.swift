@@ -18,8 +18,11 @@ struct PageFile {
     var dataDocuments: Set<String> = []
     /// True when the page's content holds data templates.
     var isGenerated = false
-    /// True when decoding the file read the data: its page is made from data, or its answers change data.
-    var readsData: Bool { isGenerated || actions.contains { $0.rules.contains { !$0.dataChanges.isEmpty } } }
+    /// True when the file names data outside its content: `server.item`, or an answer's `data` (valid or not).
+    var namesData = false
+    /// True when decoding the file read the data: its page is made from data, or it names data (then a change of the
+    /// data files, a document appearing included, decodes it again).
+    var readsData: Bool { isGenerated || namesData }
 
     static let settingKeys: Set<String> = [
         "pageSize", "cacheControl", "actions", "strings", "defaultLocale", "variants", "item",
@@ -72,6 +75,10 @@ struct PageFile {
                     itemSetting, bytes: bytes, file: file, expectedID: expectedID, defaults: defaults,
                     catalog: catalog, data: data, diagnostics: &diagnostics)
             }
+        }
+        if case .object(let settings)? = root["server"] {
+            let answers = settings["actions"]?.objectValue?.members.flatMap { $0.value["responses"]?.arrayValue ?? [] }
+            namesData = settings["item"] != nil || (answers ?? []).contains { $0["data"] != nil }
         }
         let baseFrom = diagnostics.count
         // (Runs after the findings below are moved to their template positions: declared before.)
@@ -198,8 +205,11 @@ struct PageFile {
                 bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog,
                 documents: dataDocuments)
             page?.generator = generator
-            if query.isEmpty, let parameters = expansion?.queryParameters, !parameters.isEmpty {
-                page?.queryPages = QueryPages(parameters: parameters, generator: generator)
+            // A page per item reads no query parameters: its parameter names the item (pages/README.md).
+            if query.isEmpty, itemSetting == nil, let expansion, !expansion.queryParameters.isEmpty {
+                page?.queryPages = QueryPages(
+                    parameters: expansion.queryParameters, filterValues: expansion.filterValues,
+                    sortKeys: expansion.sortKeys, generator: generator)
             }
         }
         if let itemPages, page != nil { page?.items = itemPages }

@@ -25,6 +25,9 @@ struct DataChange: Sendable {
     /// The change with its request placeholders; rendered per request.
     var template: ResponseTemplate?
     var fixed: JSONValue
+    /// The members of `where` the file tests with operators (`{"gt": 3}`); the others are literals, whatever a
+    /// request value filled in (an object sent as `orderID` is compared, never read as operators).
+    var operatorMembers: Set<String> = []
 
     /// Parses one change at `path`; `nil` with errors when it cannot be used.
     init?(_ value: JSONValue, at path: JSONPointer, data: DataDocuments, diagnostics: inout [Diagnostic]) {
@@ -80,6 +83,7 @@ struct DataChange: Sendable {
         if case .object(let conditions)? = object["where"] {
             for member in conditions.members {
                 guard case .object(let operators) = member.value else { continue }
+                operatorMembers.insert(member.key)
                 for item in operators.members where !RequestCondition.operators.contains(item.key) {
                     let hint =
                         NearMiss.closest(to: item.key, among: RequestCondition.operators).map {
@@ -108,7 +112,10 @@ struct DataChange: Sendable {
             guard case .object(let conditions)? = change["where"] else { return true }
             return conditions.members.allSatisfy { member in
                 // Checked at load but for filled values: a matcher a request value made malformed matches nothing.
-                guard let matchers = try? RequestCondition.matchers(member.value, at: .root) else { return false }
+                let matchers =
+                    operatorMembers.contains(member.key)
+                    ? (try? RequestCondition.matchers(member.value, at: .root)) : [.equals(member.value)]
+                guard let matchers else { return false }
                 let value = Self.member(item, member.key)
                 return matchers.allSatisfy { $0.matches(value) }
             }

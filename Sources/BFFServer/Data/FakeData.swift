@@ -63,7 +63,7 @@ struct FakeData {
         func integers(_ count: Int, ordered: Bool = true) throws(MatchingError) -> [Int] {
             let numbers = arguments.prefix(count).compactMap { Int($0) }
             guard numbers.count == count, !ordered || count < 2 || numbers[0] <= numbers[1],
-                numbers.allSatisfy({ abs($0) <= 100_000_000 })
+                numbers.allSatisfy({ (-100_000_000...100_000_000).contains($0) })
             else {
                 let rule = ordered && count == 2 ? "whole numbers, MIN ≤ MAX" : "whole numbers"
                 throw MatchingError("invalid_generator", "fake.\(name) takes \(Self.generators[name] ?? ""): \(rule)")

@@ -32,6 +32,10 @@ struct PageTemplate {
         /// The query parameters the content depends on (`filterBy`, `sortable`): a request naming one gets the page
         /// made for its values (``QueryPages``).
         var queryParameters: Set<String> = []
+        /// Per `filterBy` parameter, the values the items have, as text.
+        var filterValues: [String: Set<String>] = [:]
+        /// The `sortable` keys.
+        var sortKeys: Set<String> = []
 
         /// `pointer` (into the expanded content) as a path in the file: its longest prefix that was generated or
         /// moved, replaced by where that came from. Paths outside generated content are returned as they are.
@@ -61,6 +65,21 @@ struct PageTemplate {
         }
     }
 
+    /// The variables the `$each` elements of `value` bind (`as`, `item` by default, `group` with `groupBy`).
+    static func declaredVariables(in value: JSONValue) -> Set<String> {
+        switch value {
+        case .array(let items): return items.reduce(into: []) { $0.formUnion(declaredVariables(in: $1)) }
+        case .object(let object):
+            var names = object.members.reduce(into: Set<String>()) { $0.formUnion(declaredVariables(in: $1.value)) }
+            if object["$each"] != nil {
+                names.insert(object["as"]?.stringValue ?? "item")
+                if object["groupBy"] != nil { names.insert("group") }
+            }
+            return names
+        default: return []
+        }
+    }
+
     /// Expands `content`, found at `path` in the file, with `data` and the variables `bindings` (a `server.item`).
     /// - Parameter fake: the generator `{{fake.…}}` placeholders draw from, in document order.
     static func expand(
@@ -69,11 +88,14 @@ struct PageTemplate {
     ) -> Expansion {
         var expander = Expander(data: data, fake: fake)
         expander.query = query
+        expander.declared = Set(bindings.keys).union(declaredVariables(in: content))
         var scope = bindings
         scope["data"] = data.scopeValue
         let value = expander.value(content, source: path, target: path, scope: scope)
         var expansion = Expansion(value: value, origins: expander.origins, documents: expander.documents)
         expansion.queryParameters = expander.queryParameters
+        expansion.filterValues = expander.filterValues
+        expansion.sortKeys = expander.sortKeys
         expansion.diagnostics = expander.diagnostics + expander.unknownFields()
         return expansion
     }
@@ -94,6 +116,10 @@ private struct Expander {
     var query: [String: String] = [:]
     /// The query parameters the template reads.
     var queryParameters: Set<String> = []
+    /// Every variable the template binds somewhere (a placeholder naming one outside its `$each` is never filled).
+    var declared: Set<String> = []
+    var filterValues: [String: Set<String>] = [:]
+    var sortKeys: Set<String> = []
 
     struct Use {
         var path: JSONPointer
@@ -246,10 +272,16 @@ private struct Expander {
             {
                 parsed.fills.append(.data(path, key: source.string + "\u{0}" + path.description))
             } else {
-                // A request value is served as written (PageFile's placeholder_outside_answer says why); any other
-                // name in a page made from data is one nothing fills (a misspelt variable, or one used outside the
-                // $each that binds it).
-                if (try? RequestValueName(parsing: name)) == nil {
+                // A request value is served as written (PageFile's placeholder_outside_answer says why); a variable
+                // used outside the $each that binds it, or a misspelt one inside an $each, is never filled.
+                // Other `{{…}}` text outside every `$each` is served as written, as in any page.
+                let root = String(name.trimmingCharacters(in: .whitespaces).prefix { $0 != "." })
+                if declared.contains(root) {
+                    diagnostics.append(
+                        .error(
+                            "unknown_placeholder", source,
+                            "\"\(name)\" is never filled here: \(root) is bound only inside the $each that names it"))
+                } else if !variables.isEmpty, (try? RequestValueName(parsing: name)) == nil {
                     do {
                         _ = try DataPath(parsing: name, variables: variables)
                     } catch {
@@ -326,7 +358,7 @@ private struct Expander {
             guard let test = object["$if"],
                 let condition = parseCondition(test, at: source / "$if", variables: variables), valid
             else { return [] }
-            return condition.matches(scope) ? [(body, bodySource, scope)] : []
+            return matches(condition, scope, at: source / "$if") ? [(body, bodySource, scope)] : []
         }
         // $each
         guard case .string(let text) = object["$each"],
@@ -402,6 +434,7 @@ private struct Expander {
                         let name = parseName(text, at: source / "sortable" / member.key, variables: variables)
                     {
                         keys[member.key] = name
+                        sortKeys.insert(member.key)
                     } else if member.value.stringValue == nil {
                         fail(
                             "invalid_template", source / "sortable" / member.key, "a sort key names a value of the item"
@@ -447,11 +480,21 @@ private struct Expander {
             itemScope[itemName] = item
             return itemScope
         }
-        if let condition { scoped = scoped.filter { condition.matches($0) } }
+        if let condition {
+            var kept: [[String: JSONValue]] = []
+            for itemScope in scoped where matches(condition, itemScope, at: source / "when") { kept.append(itemScope) }
+            scoped = kept
+        }
         for (parameter, name) in filters {
+            let path = source / "filterBy" / parameter
+            // The values the items have: any other value a request sends makes the same (empty) page.
+            for itemScope in scoped {
+                if let value = resolve(name, at: path, scope: itemScope) {
+                    filterValues[parameter, default: []].insert(value.templateText)
+                }
+            }
             guard let wanted = query[parameter] else { continue }
-            let matcher = RequestCondition.Matcher.equals(.string(wanted))
-            scoped = scoped.filter { matcher.matches(resolve(name, at: source / "filterBy" / parameter, scope: $0)) }
+            scoped = scoped.filter { resolve(name, at: path, scope: $0)?.templateText == wanted }
         }
         if let (name, descending) = sortKey {
             let keyed = scoped.map { (key: resolve(name, at: source / "sortBy", scope: $0), scope: $0) }
@@ -482,6 +525,16 @@ private struct Expander {
             ]
             return (body, bodySource, groupScope)
         }
+    }
+
+    /// Whether `condition` holds in `scope`, its names looked up as placeholders are (recorded: a misspelt member
+    /// is an `unknown_field`, a data document read is one the page depends on).
+    mutating func matches(_ condition: DataCondition, _ scope: [String: JSONValue], at path: JSONPointer) -> Bool {
+        for test in condition.tests {
+            let value = resolve(test.name, at: path / test.name.description, scope: scope)
+            guard test.matcher.matches(value) else { return false }
+        }
+        return true
     }
 
     mutating func parseName(_ text: String, at path: JSONPointer, variables: [String]) -> DataPath? {

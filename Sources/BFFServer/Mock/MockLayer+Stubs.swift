@@ -13,9 +13,10 @@ extension MockLayer {
             "/__admin/stubs",
             adminRoute("admin.stubs") { request in
                 let session = try Self.stubSession(request)
-                let stubbedData = session.map { self.mock.stubs.data(session: $0) } ?? [:]
+                // The sessions whose data stubs go: their copies of the data are the files' again.
+                let stubbedData = self.mock.stubs.dataNamesBySession.filter { session == nil || $0.key == session }
                 if self.mock.stubs.removeAll(session: session) { self.application.reloadPages() }
-                if let session, !stubbedData.isEmpty { self.restoreData(Set(stubbedData.keys), session: session) }
+                for (owner, names) in stubbedData { self.restoreData(names, session: owner) }
                 return self.adminStubs()
             })
         router.put("/__admin/stubs/pages/{pageID}", adminRoute("admin.stubs.page", adminPutPage))
@@ -73,7 +74,17 @@ extension MockLayer {
             throw ProblemDetails.invalidRequest(.root, "Data document names match \(PageID.pattern), not \"\(name)\".")
         }
         let session = try Self.stubSession(request)
-        let document = try application.bodyReader.read(request)
+        var document = try application.bodyReader.read(request)
+        // A `$generate` document is made as a data file's is.
+        var generatorFindings: [Diagnostic] = []
+        if let generated = FakeData.generated(
+            document, imageURL: configuration.pages.fakeImageURL, diagnostics: &generatorFindings)
+        {
+            document = generated
+        }
+        guard !generatorFindings.containsErrors else {
+            throw Self.invalidStub("data document", name, generatorFindings)
+        }
         let snapshot = application.snapshot
         let catalog = snapshot.catalog
         let base = catalog.data.overlaid(session.map { mock.stubs.data(session: $0) } ?? [:])

@@ -90,11 +90,20 @@ struct MockPageLookup: PageLookup {
             if let sessionID, let data = session?.data, data.baseVersion == snapshot.catalog.data.version {
                 let key =
                     pageID + "?"
-                    + relevant.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                    .joined(separator: "&")
+                    + relevant.sorted { $0.key < $1.key }.map {
+                        MockLayer.queryEncoded($0.key) + "=" + MockLayer.queryEncoded($0.value)
+                    }.joined(separator: "&")
+                if let kept = session?.documents[key], kept.baseVersion == page.version {
+                    return .document(kept.page, headers: headers)
+                }
                 if let made = queryPages.generator.page(with: data.documents, query: relevant) {
-                    mock.sessions.update(sessionID) {
-                        $0.documents[key] = SessionDocument(page: made, baseVersion: page.version)
+                    mock.sessions.update(sessionID) { state in
+                        // Bounded as the shared ones are: at most the most recent sets of values per session.
+                        let queried = state.documents.keys.filter { $0.contains("?") }
+                        if queried.count >= queryPages.capacity {
+                            for stale in queried { state.documents[stale] = nil }
+                        }
+                        state.documents[key] = SessionDocument(page: made, baseVersion: page.version)
                     }
                     return .document(made, headers: headers)
                 }
@@ -103,14 +112,18 @@ struct MockPageLookup: PageLookup {
             }
         }
         // A page made per item: the session's copy holds the items' pages made from the session's data.
-        let copy = session?.documents[pageID].flatMap { $0.baseVersion == page.version ? $0.page : nil }
+        let copy = session?.documents[pageID].flatMap {
+            Self.isCurrent($0, of: page, in: session, snapshot: snapshot) ? $0.page : nil
+        }
         let itemsFrom = copy?.items != nil ? copy! : page
         switch snapshot.variant(of: itemsFrom, parameters: parameters(of: request)) {
         case .document(let variant, _)?: return .document(variant, headers: headers)
         case let source?: return source
         case nil: break
         }
-        if let document = session?.documents[pageID], document.baseVersion == page.version {
+        if let document = session?.documents[pageID],
+            Self.isCurrent(document, of: page, in: session, snapshot: snapshot)
+        {
             return .document(document.page, headers: headers)
         }
         return .document(page, headers: headers)
@@ -230,18 +243,37 @@ struct MockPageLookup: PageLookup {
             {
                 return
             }
+            // A page per item is made from data only: its items' pages are not the page the mutations would apply
+            // to (the page itself is made with the first item), so a data change is what changes them.
+            guard page.items == nil else { return }
             var document = session.documents[page.page.id]
-            if document?.baseVersion != page.version {
-                document = SessionDocument(page: page, baseVersion: page.version)
+            if let kept = document, !Self.isCurrent(kept, of: page, in: session, snapshot: snapshot) {
+                document = nil
             }
-            guard var current = document else { return }
+            var current = document ?? SessionDocument(page: page, baseVersion: page.version)
             let changed = Self.applying(answer.mutations, to: current.page.page)
             guard changed != current.page.page else { return }
+            let before = current.page
             current.page = CatalogPage(
                 page: changed, pageSize: page.pageSize, cacheControl: page.cacheControl,
                 actionNames: page.actionNames, file: page.file, strings: page.strings)
+            // What the copy was made from stays with it (a page made from data is made again from the session's data).
+            current.page.generator = before.generator
+            current.page.queryPages = before.queryPages
+            current.page.variants = before.variants
             session.documents[page.page.id] = current
         }
+    }
+
+    /// Whether the session's copy `document` of `page` is still the one to serve: made from this version of the page
+    /// file and, for a page made from data, from the session's copy of the data files as they are now (an edit of a
+    /// data file forgets what the session's data made).
+    static func isCurrent(
+        _ document: SessionDocument, of page: CatalogPage, in session: MockSession?, snapshot: CatalogSnapshot
+    ) -> Bool {
+        guard document.baseVersion == page.version else { return false }
+        guard page.generator != nil, let data = session?.data else { return true }
+        return data.baseVersion == snapshot.catalog.data.version
     }
 
     /// Changes the session's copy of the data with `change` (copied first from the catalog's, with the session's
@@ -260,6 +292,8 @@ struct MockPageLookup: PageLookup {
         let shown = current ?? catalogData
         let changed = Set((after.names + shown.names).filter { shown.digests[$0] != after.digests[$0] })
         guard !changed.isEmpty else { return [] }
+        // The pages made for query parameters from the old data are made again when asked for.
+        for key in session.documents.keys where key.contains("?") { session.documents[key] = nil }
         var made: Set<String> = []
         for page in snapshot.catalog.pages.values {
             guard let generator = page.generator, !generator.documents.isDisjoint(with: changed),
@@ -275,7 +309,8 @@ struct MockPageLookup: PageLookup {
     func documents(of page: CatalogPage, session sessionID: String?, snapshot: CatalogSnapshot) -> [CatalogPage] {
         var documents = [page]
         if let session = sessionID.flatMap({ mock.sessions.session($0) }),
-            let document = session.documents[page.page.id], document.baseVersion == page.version
+            let document = session.documents[page.page.id],
+            Self.isCurrent(document, of: page, in: session, snapshot: snapshot)
         {
             documents.append(document.page)
             documents += document.page.items.map { Array($0.pages.values) } ?? []

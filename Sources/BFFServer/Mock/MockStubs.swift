@@ -61,6 +61,15 @@ final class MockStubs: Sendable {
         }
     }
 
+    /// The names of the data documents put for each session.
+    var dataNamesBySession: [String: Set<String>] {
+        state.withLock { state in
+            var names: [String: Set<String>] = [:]
+            for key in state.data.keys { if let session = key.session { names[session, default: []].insert(key.name) } }
+            return names
+        }
+    }
+
     /// The data documents put for `session`, by name.
     func data(session: String) -> [String: JSONValue] {
         state.withLock { state in

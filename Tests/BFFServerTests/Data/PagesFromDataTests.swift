@@ -1,5 +1,6 @@
 import BFFTesting
 import Foundation
+import HTTPCore
 import HTTPTesting
 import PageModel
 import Testing
@@ -148,8 +149,9 @@ import Testing
             try firstError(#"{ "order.status": "processing" }"#, #"{ "order.status": {"eq": 1} }"#))
         #expect(matcher.code == "unknown_operator", "\(matcher)")
         let unfilled = try #require(
-            try firstError(#""title": "{{data.orders.count}} orders""#, #""title": "{{orders.count}} orders""#))
-        #expect(unfilled.code == "unknown_placeholder" && unfilled.path == "/page/title", "a name nothing fills")
+            try firstError(#""title": "{{data.orders.count}} orders""#, #""title": "{{order.id}} orders""#))
+        #expect(unfilled.code == "unknown_placeholder" && unfilled.path == "/page/title", "outside its $each")
+        #expect(unfilled.message.contains("bound only inside the $each"), "\(unfilled)")
         let change = try #require(try firstError(#""update": "data.orders""#, #""update": "data.order""#))
         #expect(change.code == "unknown_data" && change.path.string.hasSuffix("/data/0/update"), "\(change)")
         // A value that cannot fit the widget once filled: the codec's finding, at the template's position, once.
@@ -165,6 +167,31 @@ import Testing
             Self.files(ordersPage: Self.ordersPage.replacingOccurrences(of: "Your orders", with: "{{request.value}}")))
         #expect(Self.errors(catalog).isEmpty)
         #expect(catalog.diagnostics.contains { $0.diagnostic.code == "placeholder_outside_answer" })
+    }
+
+    /// A data change's `where` compares a request value as it is: an object sent is never read as matchers.
+    @Test func aDataChangeComparesRequestValuesAndNeverReadsThemAsMatchers() throws {
+        let catalog = try Self.load(Self.files())
+        var diagnostics: [Diagnostic] = []
+        let change = try #require(
+            DataChange(
+                [
+                    "update": "data.orders", "where": ["id": "{{request.payload.orderID}}", "total": ["gt": 20]],
+                    "set": ["status": "cancelled", "note.by": "{{session.id}}"],
+                ], at: .root, data: catalog.data, diagnostics: &diagnostics))
+        #expect(diagnostics.isEmpty)
+        func statuses(_ payload: JSONValue) -> [JSONValue?] {
+            var documents = catalog.data
+            let facts = RequestFacts(
+                action: ActionRequest(
+                    name: "orders.cancel", pageID: "orders", widgetID: "w", event: "tap", value: nil, payload: payload),
+                query: [:], headers: [:], sessionID: "s-1", scenario: nil)
+            change.applied(to: &documents, facts: facts)
+            return documents.documents["orders"]?.arrayValue?.map { $0["status"] } ?? []
+        }
+        #expect(statuses(["orderID": "o-1003"]) == ["delivered", "processing", "cancelled"])
+        #expect(statuses(["orderID": "o-1002"]) == ["delivered", "processing", "processing"], "total 12 is not > 20")
+        #expect(statuses(["orderID": ["present": true]]) == ["delivered", "processing", "processing"])
     }
 
     @Test func aBrokenDataFileIsAnErrorAndItsLastGoodDataIsKept() throws {
@@ -226,6 +253,16 @@ import Testing
                 }
                 return ids
             }
+            // A request value is compared, never read as matchers: an object sent as the order id cancels nothing.
+            let injected = try await http.post(
+                "/v1/actions/orders.cancel",
+                json:
+                    #"{"pageID": "orders", "widgetID": "cancel.o-1002", "event": "tap", "payload": {"orderID": {"present": true}}}"#,
+                headers: [("X-Flow-Session", "ui-test-3")])
+            #expect(injected.status == 422, "the answer's target cannot be built from an object: nothing is sent")
+            #expect(
+                try await widgets("/v1/pages/orders", [("X-Flow-Session", "ui-test-3")]).contains(
+                    "order.o-1002=processing"))
             let before = try await widgets("/v1/pages/orders", mine)
             #expect(before.contains("cancel.o-1002="))
             #expect(before.contains("order.o-1002=processing"))
@@ -306,6 +343,10 @@ import Testing
             #expect(try await rows("/v1/pages/orders?sort=total") == ["order.o-1002", "order.o-1003"])
             #expect(try await rows("/v1/pages/orders?sort=-total") == ["order.o-1003", "order.o-1002"])
             #expect(try await rows("/v1/pages/orders?sort=unknown") == ["order.o-1003", "order.o-1002"], "the default")
+            // Values are keys as they are: an encoded "&" in one value is not two parameters.
+            #expect(
+                try await rows("/v1/pages/orders?sort=total%26status%3Ddelivered") == ["order.o-1003", "order.o-1002"])
+            #expect(try await rows("/v1/pages/orders?sort=total&status=delivered") == ["order.o-1001"])
             // Its own version, and cursors that continue it.
             let plain = try await http.get("/v1/pages/orders")
             let sorted = try await http.get("/v1/pages/orders?sort=total")
@@ -384,6 +425,12 @@ import Testing
             let gone = try await http.request("DELETE", "/__admin/stubs/data/orders?session=ui-test-9", headers: admin)
             #expect(try json(gone)["data"] == [])
             #expect(try await title(mine) == "3 orders")
+            // Forgetting every stub gives a session with data stubs the files' data again too.
+            _ = try await http.request(
+                "PUT", "/__admin/stubs/data/orders?session=ui-test-9", headers: admin, body: Array(one.utf8))
+            #expect(try await title(mine) == "1 orders")
+            #expect(try await http.request("DELETE", "/__admin/stubs", headers: admin).status == 200)
+            #expect(try await title(mine) == "3 orders")
         }
     }
 
@@ -453,9 +500,12 @@ import Testing
         #expect(error.diagnostic.path == "/$generate/item/address")
         #expect(error.diagnostic.message.contains("did you mean fake.address?"))
         #expect(error.position?.line == 2, "\(error.located())")
-        let arguments = Self.generatedPeople.replacingOccurrences(of: "fake.number 18 90", with: "fake.number 90 18")
-        let bad = Self.errors(PageCatalog.load(directory: try temporaryPages(["data/people.json": arguments])))
-        #expect(bad.first?.diagnostic.code == "invalid_generator")
+        for arguments in ["90 18", "-9223372036854775808 0", "1 99999999999"] {
+            let edited = Self.generatedPeople.replacingOccurrences(
+                of: "fake.number 18 90", with: "fake.number \(arguments)")
+            let bad = Self.errors(PageCatalog.load(directory: try temporaryPages(["data/people.json": edited])))
+            #expect(bad.first?.diagnostic.code == "invalid_generator", "\(arguments)")
+        }
     }
 
     /// The mock's `/` index lists the data documents and opens a page per item with its samples.
