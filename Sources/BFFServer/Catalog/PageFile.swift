@@ -29,23 +29,30 @@ struct PageFile {
     ]
 
     /// - Parameter data: the data documents templates read (``PageTemplate``); none by default.
+    /// - Parameter item: for one item's page of a page per item (``itemPages(_:bytes:file:expectedID:defaults:catalog:data:diagnostics:)``):
+    ///   the variable and its item, and the file already parsed. Its answers are not read (the page itself checks
+    ///   them against every item's page).
     init(
         bytes: [UInt8], file: String, expectedID: String, defaults: BFFConfiguration.Pages, catalog: WidgetCatalog,
-        data: DataDocuments = DataDocuments(), item: (name: String, value: JSONValue)? = nil,
+        data: DataDocuments = DataDocuments(), item: (name: String, value: JSONValue, file: JSONObject)? = nil,
         query: [String: String] = [:]
     ) {
         let decoder = PageDecoder(catalog: catalog)
         let validator = PageValidator(catalog: catalog)
         var root: JSONObject
-        do {
-            guard case .object(let object) = try decoder.parse(bytes) else {
-                diagnostics.append(.error("invalid_envelope", .root, "a page file is a JSON object"))
+        if let parsed = item?.file {
+            root = parsed
+        } else {
+            do {
+                guard case .object(let object) = try decoder.parse(bytes) else {
+                    diagnostics.append(.error("invalid_envelope", .root, "a page file is a JSON object"))
+                    return
+                }
+                root = object
+            } catch {
+                diagnostics.append(error.diagnostic)
                 return
             }
-            root = object
-        } catch {
-            diagnostics.append(error.diagnostic)
-            return
         }
         // The authoring rule for types (docs/check.md) runs last, over every diagnostic of the file: the decoder's
         // unknown-type warnings become typo errors unless the type is custom. It reads the types in the file's JSON
@@ -176,7 +183,7 @@ struct PageFile {
             }
             strings = Self.strings(settings, diagnostics: &diagnostics)
             variants = Self.variants(settings["variants"], diagnostics: &diagnostics)
-            if let declared = settings["actions"] {
+            if item == nil, let declared = settings["actions"] {
                 if case .object(let object) = declared {
                     for member in object.members {
                         let path = JSONPointer("/server/actions") / member.key
@@ -228,6 +235,10 @@ struct PageFile {
             if seen.insert(finding.code + "\u{0}" + finding.path.string).inserted { diagnostics.append(finding) }
         }
         let keyPath = JSONPointer("/server/item/key")
+        // The file is parsed once for all the items.
+        guard case .object(let parsed)? = try? PageDecoder(catalog: catalog).parse(bytes) else {
+            return ItemPages(parameter: setting.parameter, pages: [:], byVersion: [:], problem: setting.problem)
+        }
         var fieldMisses: [String: (finding: Diagnostic, count: Int)] = [:]
         var madeCount = 0
         for (index, item) in setting.items.enumerated() {
@@ -245,7 +256,7 @@ struct PageFile {
             }
             let made = PageFile(
                 bytes: bytes, file: file, expectedID: expectedID, defaults: defaults, catalog: catalog, data: data,
-                item: (setting.name, item))
+                item: (setting.name, item, parsed))
             // An answer's fixed mutation targets are checked by the page itself against every item's page (they
             // need only be on some: the cancel button of an order still processing). A member one item lacks is
             // absent for it (it inserts nothing); only one that no item has is the file's error, reported below.
