@@ -11,12 +11,17 @@ public struct DataDocuments: Sendable, Equatable {
     /// Documents by name.
     public internal(set) var documents: [String: JSONValue] = [:]
     /// The SHA-256 of each document's file bytes, by name.
-    var digests: [String: [UInt8]] = [:]
+    var digests: [String: [UInt8]] = [:] {
+        didSet { version = Self.version(of: digests) }
+    }
+
+    /// Changes whenever any document does: pages generated from the data are decoded again only when it changes.
+    /// Kept, not derived per read: a mock request with a session compares it with its copy's.
+    public private(set) var version = DataDocuments.version(of: [:])
 
     public init() {}
 
-    /// Changes whenever any document does: pages generated from the data are decoded again only when it changes.
-    public var version: String {
+    private static func version(of digests: [String: [UInt8]]) -> String {
         let text = digests.keys.sorted().map { "\($0)=\(Crypto.hex(digests[$0]!))" }.joined(separator: ",")
         return Crypto.hex(Crypto.sha256(Array(text.utf8)).prefix(8))
     }

@@ -46,7 +46,7 @@ struct MockPageLookup: PageLookup {
         let page = try self.page(pageID, snapshot: snapshot)
         var session = sessionID.flatMap { mock.sessions.session($0) }
         // The data files changed since the session's pages were made from its data stubs: make them again.
-        if let current = session, current.data != nil || !snapshot.catalog.data.names.isEmpty,
+        if let current = session, current.data != nil || !snapshot.catalog.data.documents.isEmpty,
             current.data?.baseVersion != snapshot.catalog.data.version
         {
             let stubbed = mock.stubs.data(session: current.id)
