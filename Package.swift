@@ -34,10 +34,13 @@ let package = Package(
         // The wire contract: Codable value types, lenient decoding, ids, mutations, lint. No I/O.
         .target(
             name: "PageModel", swiftSettings: strict, linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
-        // HTTP/1.1 over sockets and Dispatch, and the upstream client on libcurl. Knows nothing about pages.
+        // HTTP/1.1 (and TLS, on libssl) over sockets and Dispatch, and the upstream client on libcurl. Knows nothing
+        // about pages.
         .target(
             name: "HTTPCore",
-            dependencies: ["CZlib", "CCurl", .target(name: "CLinux", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "CZlib", "CCurl", "CCrypto", .target(name: "CLinux", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strict),
         // The application: catalog, routes, pagination, actions, mock features.
         .target(
@@ -52,7 +55,7 @@ let package = Package(
         // The contract-test crawler: drives any server through PageStore over HTTP. Never imports the server.
         .target(name: "ContractVerifier", dependencies: ["PageStore", "PageModel"], swiftSettings: strict),
         // Socket test kit: the one test HTTP client (blocking calls on its own threads), events to await.
-        .target(name: "HTTPTesting", dependencies: ["HTTPCore"], swiftSettings: strict),
+        .target(name: "HTTPTesting", dependencies: ["HTTPCore", "CCrypto"], swiftSettings: strict),
         // Test kit: servers on ephemeral loopback ports, fixtures.
         .target(
             name: "BFFTesting", dependencies: ["BFFServer", "BFFRedis", "HTTPCore", "HTTPTesting", "PageModel"],

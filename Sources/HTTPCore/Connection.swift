@@ -53,6 +53,8 @@ final class Connection {
     /// an atomic retain and release on every use.
     unowned(unsafe) let loop: EventLoop
     let remoteAddress: String?
+    /// The TLS session of an HTTPS connection; `nil` for cleartext. Every read and write goes through it.
+    let tls: TLSSession?
     /// The parser and the output queue, in memory of their own: every request mutates them several times, and as
     /// stored properties of a class each access would go through the runtime's dynamic exclusivity check (a
     /// thread-local access set). A connection is confined to its loop's thread, so there is nothing for the check
@@ -90,10 +92,11 @@ final class Connection {
     var streamChunked = false
     var drip: (bytes: [UInt8], offset: Int, chunkSize: Int, interval: UInt64)?
 
-    init(fd: Int32, loop: EventLoop, remoteAddress: String?) {
+    init(fd: Int32, loop: EventLoop, remoteAddress: String?, tls: TLSSession? = nil) {
         self.fd = fd
         self.loop = loop
         self.remoteAddress = remoteAddress
+        self.tls = tls
         buffers = .allocate(capacity: 1)
         buffers.initialize(to: Buffers(parser: HTTPParser(limits: loop.configuration.limits)))
         self.deadline = loop.now &+ loop.headerTimeout
@@ -115,6 +118,10 @@ final class Connection {
             close()
             return
         }
+        if let tls, !tls.handshakeDone {
+            continueHandshake(tls)
+            return
+        }
         if readiness.contains(.writable) {
             onWritable()
             if phase == .closed { return }
@@ -129,15 +136,58 @@ final class Connection {
         }
     }
 
-    private func onReadable() {
-        let result: IOResult
-        do {
-            result = try System.read(fd, loop.readBuffer.baseAddress!, loop.readBuffer.count)
-        } catch {
+    /// Drives a TLS handshake: the socket's readiness OpenSSL asks for is the connection's interest until it is
+    /// done. A stalled handshake is bounded by the header timeout (the connection has served no request yet).
+    private func continueHandshake(_ tls: TLSSession) {
+        let wanted: Readiness
+        switch tls.handshake() {
+        case .bytes:
+            // Done: the request may already be buffered behind the handshake's last record.
+            wanted = .readable
+            if interest != wanted {
+                interest = wanted
+                loop.setInterest(self, wanted)
+            }
+            onReadable()
+            return
+        case .wantRead: wanted = .readable
+        case .wantWrite: wanted = .writable
+        case .closed, .failed:
+            // A client that does not trust the certificate, speaks cleartext or gives up: nothing to answer.
             close()
             return
         }
-        guard case .processed(let count) = result else { return }
+        if interest != wanted {
+            interest = wanted
+            loop.setInterest(self, wanted)
+        }
+    }
+
+    /// Reads what the socket (or, under TLS, the session) has: a byte count, `0` at the peer's end, `nil` for
+    /// nothing now or a failed connection (then closed).
+    private func readInput() -> Int? {
+        if let tls {
+            switch tls.read(loop.readBuffer) {
+            case .bytes(let count): return count
+            case .closed: return 0
+            case .wantRead, .wantWrite: return nil
+            case .failed:
+                close()
+                return nil
+            }
+        }
+        do {
+            guard case .processed(let count) = try System.read(fd, loop.readBuffer.baseAddress!, loop.readBuffer.count)
+            else { return nil }
+            return count
+        } catch {
+            close()
+            return nil
+        }
+    }
+
+    private func onReadable() {
+        guard let count = readInput() else { return }
         if phase == .lingering {
             if count == 0 { close() }
             return
@@ -153,6 +203,8 @@ final class Connection {
         }
         parser.append(UnsafeRawBufferPointer(start: loop.readBuffer.baseAddress, count: count))
         if phase == .reading { processRequests() } else { updateInterest() }
+        // Decrypted bytes OpenSSL holds are not announced by the socket: read them now.
+        if let tls, tls.hasBufferedBytes, phase == .reading, interest.contains(.readable) { onReadable() }
     }
 
     private func onWritable() {
@@ -365,7 +417,7 @@ final class Connection {
     func flush() {
         if !output.isEmpty {
             do {
-                _ = try output.write(to: fd, vectors: loop.vectors, capacity: loop.vectorCapacity)
+                _ = try writeOutput()
             } catch {
                 close()
                 return
@@ -383,6 +435,7 @@ final class Connection {
         if lingerOnClose && !peerClosed {
             // Half-close and drain, so a client still sending (e.g. a refused body) reads our answer
             // instead of a reset (RFC 9112 §9.6).
+            tls?.notifyClose()
             try? System.shutdown(fd, Int32(SHUT_WR))
             phase = .lingering
             deadlineKind = .linger
@@ -468,12 +521,21 @@ final class Connection {
             return
         }
         _ = send(error.makeResponse(), RequestInfo.forError(remoteAddress: remoteAddress))
-        _ = try? output.write(to: fd, vectors: loop.vectors, capacity: loop.vectorCapacity)
+        _ = try? writeOutput()
         close()
+    }
+
+    /// Writes pending output to the socket, through the TLS session if there is one.
+    private func writeOutput() throws(SystemError) -> Bool {
+        if let tls { return try output.write(tls: tls, scratch: loop.tlsScratch) }
+        return try output.write(to: fd, vectors: loop.vectors, capacity: loop.vectorCapacity)
     }
 
     func close() {
         guard phase != .closed else { return }
+        // TLS: close_notify first, so the client sees an orderly end rather than a truncation (once; lingering
+        // connections sent it already).
+        if phase != .lingering { tls?.notifyClose() }
         phase = .closed
         current = nil
         drip = nil

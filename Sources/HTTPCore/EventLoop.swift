@@ -45,6 +45,10 @@ final class EventLoop: @unchecked Sendable {
     /// ``HTTPServer/Configuration/Timeouts/maximumConnectionAge`` in nanoseconds; `0` for none.
     let maximumAge: UInt64
     let serverLine: [UInt8]
+    /// The server's TLS context; `nil` for cleartext.
+    let tls: TLSContext?
+    /// Where a TLS connection's output is gathered for one `SSL_write` (a TLS record's worth); empty without TLS.
+    let tlsScratch: UnsafeMutableRawBufferPointer
 
     private let listenFD: Int32
     let poller: any EventPoller
@@ -85,7 +89,9 @@ final class EventLoop: @unchecked Sendable {
     let accepted = Atomic<Int>(0)
     let served = Atomic<Int>(0)
 
-    init(index: Int, server: HTTPServer, responder: any HTTPResponder, listenFD: Int32) throws(SystemError) {
+    init(
+        index: Int, server: HTTPServer, responder: any HTTPResponder, listenFD: Int32, tls: TLSContext? = nil
+    ) throws(SystemError) {
         self.index = index
         self.server = server
         self.responder = responder
@@ -104,6 +110,8 @@ final class EventLoop: @unchecked Sendable {
         poller = try configuration.eventLoop.makePoller(listenFD: listenFD, index: index)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         vectors = .allocate(capacity: 64)
+        self.tls = tls
+        tlsScratch = .allocate(byteCount: tls == nil ? 0 : 16 * 1024, alignment: 16)
     }
 
     /// Starts delivering events (an epoll thread, or Dispatch sources).
@@ -241,6 +249,11 @@ final class EventLoop: @unchecked Sendable {
 
     func acceptConnections() {
         guard listening else { return }
+        // A changed certificate is picked up here, before the sessions of the connections about to be accepted are
+        // made (a file check at most once per reload interval, for all loops).
+        if let tls, let error = tls.check(now: now) {
+            logger.error("\(error); new connections keep the last good certificate")
+        }
         for _ in 0..<64 {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -275,7 +288,8 @@ final class EventLoop: @unchecked Sendable {
                     || configuration.limits.reservedPaths.isEmpty
                 {
                     server.openConnections.subtract(1, ordering: .relaxed)
-                    Connection.rejectOverLimit(fd)
+                    // Under TLS a cleartext 503 would be garbage to the client: the connection is just closed.
+                    if tls == nil { Connection.rejectOverLimit(fd) } else { System.close(fd) }
                     continue
                 }
                 reserved = true
@@ -283,7 +297,17 @@ final class EventLoop: @unchecked Sendable {
             self.accepted.add(1, ordering: .relaxed)
             try? System.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
             let remote = SocketAddress.describe(&storage).0
-            let connection = Connection(fd: fd, loop: self, remoteAddress: remote)
+            var session: TLSSession?
+            if let tls {
+                session = tls.makeSession(fd: fd)
+                if session == nil {
+                    logger.error("TLS: cannot make a session: \(TLSError.drainErrorQueue())")
+                    server.openConnections.subtract(1, ordering: .relaxed)
+                    System.close(fd)
+                    continue
+                }
+            }
+            let connection = Connection(fd: fd, loop: self, remoteAddress: remote, tls: session)
             if reserved {
                 // A probe sends its request at once: a reserved slot is not held for the whole header timeout.
                 connection.reserved = true
@@ -382,6 +406,7 @@ final class EventLoop: @unchecked Sendable {
         localTasks = []
         readBuffer.deallocate()
         vectors.deallocate()
+        tlsScratch.deallocate()
         timers.removeAll()
         server.loopDidStop()
     }

@@ -27,6 +27,8 @@ extension HTTPServer {
         public var compression = Compression()
         /// Value of the `Server` response header; `nil` sends none. Default `nil`.
         public var serverName: String?
+        /// HTTPS for every connection (certificate and key files, reloaded when they change); `nil`: cleartext.
+        public var tls: TLS?
 
         public init() {}
 

@@ -86,12 +86,16 @@ public final class HTTPServer: Sendable {
             guard state.phase == .idle else {
                 throw SystemError(function: "HTTPServer.start (already started)", errno: EINVAL)
             }
+            // The certificate and key load before the port is bound: a bad file is an error at start, not a refused
+            // handshake later.
+            let tls = try configuration.tls.map { (tls) throws(TLSError) in try TLSContext(tls) }
             let (fd, port, address) = try SocketAddress.listen(
                 host: configuration.host, port: configuration.port, backlog: configuration.backlog)
             var loops: [EventLoop] = []
             do {
                 for index in 0..<max(1, configuration.workerThreads) {
-                    loops.append(try EventLoop(index: index, server: self, responder: responder, listenFD: fd))
+                    loops.append(
+                        try EventLoop(index: index, server: self, responder: responder, listenFD: fd, tls: tls))
                 }
             } catch {
                 System.close(fd)

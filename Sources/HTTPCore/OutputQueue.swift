@@ -181,27 +181,70 @@ struct OutputQueue {
                 }
                 result = try outcome.get()
             }
-            guard case .processed(var written) = result else { return false }
-            pendingBytes -= written
-            while written > 0 {
-                switch segments[first] {
-                case .arena(let start, let end):
-                    if written >= end - start {
-                        written -= end - start
-                        first += 1
-                    } else {
-                        segments[first] = .arena(start: start + written, end: end)
-                        written = 0
-                    }
-                case .stable(let storage, let start, let end):
-                    if written >= end - start {
-                        written -= end - start
-                        first += 1
-                    } else {
-                        segments[first] = .stable(storage, start: start + written, end: end)
-                        written = 0
-                    }
+            guard case .processed(let written) = result else { return false }
+            consume(written)
+        }
+        reset()
+        return true
+    }
+
+    /// Drops the first `written` pending bytes (a write took them).
+    private mutating func consume(_ written: Int) {
+        var written = written
+        pendingBytes -= written
+        while written > 0 {
+            switch segments[first] {
+            case .arena(let start, let end):
+                if written >= end - start {
+                    written -= end - start
+                    first += 1
+                } else {
+                    segments[first] = .arena(start: start + written, end: end)
+                    written = 0
                 }
+            case .stable(let storage, let start, let end):
+                if written >= end - start {
+                    written -= end - start
+                    first += 1
+                } else {
+                    segments[first] = .stable(storage, start: start + written, end: end)
+                    written = 0
+                }
+            }
+        }
+    }
+
+    /// Writes as much as the TLS session takes, a record's worth of bytes copied into `scratch` per `SSL_write`
+    /// (no `sendfile` under TLS: the bytes must be encrypted). Returns `true` when everything was written. A write
+    /// that must be retried is retried with the same bytes (``TLSSession/retryLength``), as OpenSSL requires.
+    mutating func write(tls session: TLSSession, scratch: UnsafeMutableRawBufferPointer) throws(SystemError) -> Bool {
+        while pendingBytes > 0 {
+            let limit = session.retryLength ?? min(scratch.count, pendingBytes)
+            var count = 0
+            var index = first
+            arena.withUnsafeBytes { arenaBytes in
+                while index < segments.count && count < limit {
+                    let source: UnsafeRawBufferPointer
+                    switch segments[index] {
+                    case .arena(let start, let end): source = UnsafeRawBufferPointer(rebasing: arenaBytes[start..<end])
+                    case .stable(let storage, let start, let end):
+                        source = UnsafeRawBufferPointer(rebasing: storage.pointer[start..<end])
+                    }
+                    let taken = min(source.count, limit - count)
+                    scratch.baseAddress!.advanced(by: count).copyMemory(from: source.baseAddress!, byteCount: taken)
+                    count += taken
+                    index += 1
+                }
+            }
+            switch session.write(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) {
+            case .bytes(let written):
+                session.retryLength = nil
+                consume(written)
+            case .wantRead, .wantWrite:
+                session.retryLength = count
+                return false
+            case .closed, .failed:
+                throw SystemError(function: "SSL_write", errno: EPIPE)
             }
         }
         reset()

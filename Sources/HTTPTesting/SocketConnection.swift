@@ -28,6 +28,9 @@ final class SocketConnection: @unchecked Sendable {
 
     var isOpen: Bool { fd >= 0 }
 
+    /// The connected socket (``TLSTestClient`` runs its TLS session on it); `-1` when closed.
+    var descriptor: Int32 { fd }
+
     func close() {
         if fd >= 0 { Platform.close(fd) }
         fd = -1

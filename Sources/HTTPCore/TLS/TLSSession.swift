@@ -1,0 +1,88 @@
+import CCrypto
+
+/// One connection's TLS state: an OpenSSL `SSL` on the connection's non-blocking socket. Every call returns at
+/// once; what OpenSSL needs next (the socket readable or writable) comes back as the result, and the connection's
+/// loop waits for that readiness, so a handshake never holds a thread.
+final class TLSSession {
+    enum Result: Equatable {
+        /// Bytes read or written (a handshake step: done).
+        case bytes(Int)
+        /// Call again once the socket is readable.
+        case wantRead
+        /// Call again once the socket is writable.
+        case wantWrite
+        /// The peer closed the TLS session (close_notify) or the connection (EOF).
+        case closed
+        /// A protocol error: bad record, failed handshake, unknown CA alert. The connection cannot go on.
+        case failed(String)
+    }
+
+    private let ssl: OpaquePointer
+    /// Set while a write must be retried: OpenSSL wants the same bytes again.
+    var retryLength: Int?
+    private(set) var handshakeDone = false
+
+    init?(context: OpaquePointer, fd: Int32) {
+        guard let ssl = SSL_new(context) else { return nil }
+        guard SSL_set_fd(ssl, fd) == 1 else {
+            SSL_free(ssl)
+            return nil
+        }
+        SSL_set_accept_state(ssl)
+        self.ssl = ssl
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Advances the handshake; `.bytes(0)` once it is done.
+    func handshake() -> Result {
+        ERR_clear_error()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            handshakeDone = true
+            return .bytes(0)
+        }
+        return outcome(of: result)
+    }
+
+    /// Decrypted bytes into `buffer`.
+    func read(_ buffer: UnsafeMutableRawBufferPointer) -> Result {
+        ERR_clear_error()
+        let result = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
+        return result > 0 ? .bytes(Int(result)) : outcome(of: result)
+    }
+
+    /// Whether decrypted bytes are waiting inside OpenSSL (a read may return them without the socket being
+    /// readable).
+    var hasBufferedBytes: Bool { SSL_pending(ssl) > 0 }
+
+    func write(_ bytes: UnsafeRawBufferPointer) -> Result {
+        guard bytes.count > 0 else { return .bytes(0) }
+        ERR_clear_error()
+        let result = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
+        return result > 0 ? .bytes(Int(result)) : outcome(of: result)
+    }
+
+    /// Sends close_notify (once; what the socket does not take is dropped: the socket closes next).
+    func notifyClose() {
+        guard handshakeDone else { return }
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+    }
+
+    /// The protocol version negotiated, e.g. `TLSv1.3`.
+    var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+
+    /// Whether the handshake resumed an earlier session (a ticket or the session cache).
+    var resumed: Bool { flow_ssl_session_reused(ssl) == 1 }
+
+    private func outcome(of result: Int32) -> Result {
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        case SSL_ERROR_ZERO_RETURN: return .closed
+        case SSL_ERROR_SYSCALL where ERR_peek_error() == 0: return .closed
+        default: return .failed(TLSError.drainErrorQueue())
+        }
+    }
+}
