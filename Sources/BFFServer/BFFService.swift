@@ -7,6 +7,10 @@ import Synchronization
 public final class BFFService: Sendable {
     public let application: BFFApplication
     public let server: HTTPServer
+    /// The HTTPS listener (`tls.port`), serving the same application; `nil` when not configured.
+    public let tlsServer: HTTPServer?
+    /// The development CA's files when the HTTPS certificate comes from it (mock mode without `tls.certificateFile`).
+    public let developmentCA: DevelopmentCA.Outcome?
     /// The operations listener (`server.adminPort`): `/healthz`, `/readyz`, `/metrics`; `nil` when not configured.
     public let operationsServer: HTTPServer?
     /// Reloads the pages on change in mock mode (`mock.watch`); `nil` otherwise.
@@ -15,11 +19,13 @@ public final class BFFService: Sendable {
     private let shutdownRequests = Atomic<Int>(0)
 
     init(
-        application: BFFApplication, server: HTTPServer, operationsServer: HTTPServer? = nil,
-        watcher: PageWatcher? = nil
+        application: BFFApplication, server: HTTPServer, tlsServer: HTTPServer? = nil,
+        developmentCA: DevelopmentCA.Outcome? = nil, operationsServer: HTTPServer? = nil, watcher: PageWatcher? = nil
     ) {
         self.application = application
         self.server = server
+        self.tlsServer = tlsServer
+        self.developmentCA = developmentCA
         self.operationsServer = operationsServer
         self.watcher = watcher
     }
@@ -34,20 +40,36 @@ public final class BFFService: Sendable {
             throw AddressInUseError(
                 address: Self.address(application.configuration.server.host, application.configuration.server.port))
         }
-        if let operationsServer {
+        if let tlsServer {
             do {
-                try operationsServer.start()
+                try tlsServer.start()
             } catch let error as SystemError where error.errno == EADDRINUSE {
                 server.shutdown(drainTimeout: .zero)
                 throw AddressInUseError(
-                    address: Self.address(application.configuration.server.host, operationsServer.configuration.port))
+                    address: Self.address(application.configuration.server.host, tlsServer.configuration.port))
             } catch {
                 server.shutdown(drainTimeout: .zero)
                 throw error
             }
         }
-        let server = server
-        application.reportOpenConnections { server.statistics.openConnections }
+        if let operationsServer {
+            do {
+                try operationsServer.start()
+            } catch let error as SystemError where error.errno == EADDRINUSE {
+                server.shutdown(drainTimeout: .zero)
+                tlsServer?.shutdown(drainTimeout: .zero)
+                throw AddressInUseError(
+                    address: Self.address(application.configuration.server.host, operationsServer.configuration.port))
+            } catch {
+                server.shutdown(drainTimeout: .zero)
+                tlsServer?.shutdown(drainTimeout: .zero)
+                throw error
+            }
+        }
+        let (server, tlsServer) = (server, tlsServer)
+        application.reportOpenConnections {
+            server.statistics.openConnections + (tlsServer?.statistics.openConnections ?? 0)
+        }
         // Checked once serving starts, when the Swift providers and handlers are registered.
         if application.configuration.mock.enabled {
             for warning in application.unmatchedFaultRules(application.configuration.mock.faults) {
@@ -78,6 +100,9 @@ public final class BFFService: Sendable {
     /// `http://host:port` of the bound socket, IPv6 hosts in brackets.
     public var baseURL: String { "http://" + server.localAddress }
 
+    /// `https://host:port` of the HTTPS listener (after ``start()``); `nil` without `tls.port`.
+    public var tlsURL: String? { tlsServer.map { "https://" + $0.localAddress } }
+
     /// The configured grace period (`server.shutdownGraceSeconds`).
     public var gracePeriod: Duration {
         .milliseconds(Int(application.configuration.server.shutdownGraceSeconds * 1000))
@@ -97,6 +122,7 @@ public final class BFFService: Sendable {
         application.setReady(false)
         announce("shutdown requested", gracePeriod: grace, logsRepeat: grace == .zero && server.isInGracePeriod)
         server.shutdown(gracePeriod: grace, drainTimeout: drainTimeout)
+        tlsServer?.shutdown(gracePeriod: grace, drainTimeout: drainTimeout)
     }
 
     /// Shuts down on SIGTERM and SIGINT, as ``shutdown(gracePeriod:)`` with the configured grace period; a second
@@ -104,9 +130,13 @@ public final class BFFService: Sendable {
     /// Logs each phase. Call after ``start()``.
     public func installSignalHandlers() {
         let grace = gracePeriod
+        let drainTimeout = drainTimeout
         server.installSignalHandlers(gracePeriod: grace, drainTimeout: drainTimeout) { [self] signal in
             application.setReady(false)
             announce("signal \(signal)", gracePeriod: grace, logsRepeat: true)
+            // The HTTPS listener follows the public one: the grace period first, a later signal drains at once.
+            let first = shutdownRequests.load(ordering: .relaxed) == 1
+            tlsServer?.shutdown(gracePeriod: first ? grace : .zero, drainTimeout: drainTimeout)
         }
     }
 
@@ -138,6 +168,7 @@ public final class BFFService: Sendable {
     @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
     public func waitUntilStopped() {
         server.waitUntilStopped()
+        tlsServer?.waitUntilStopped()
         operationsServer?.shutdown(drainTimeout: .seconds(1))
         operationsServer?.waitUntilStopped()
         application.spanExporter?.shutdown(
@@ -148,6 +179,7 @@ public final class BFFService: Sendable {
     /// queued.
     public func stoppedAsync() async {
         await server.stoppedAsync()
+        await tlsServer?.stoppedAsync()
         operationsServer?.shutdown(drainTimeout: .seconds(1))
         await operationsServer?.stoppedAsync()
         await application.spanExporter?.shutdown()

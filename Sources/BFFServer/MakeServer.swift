@@ -69,7 +69,24 @@ public func makeServer(
     let log = ApplicationHTTPLog(
         metrics: application.metrics, log: application.log, accessLog: configuration.logging.accessLog,
         forward: httpLogger, trustedProxies: Set(configuration.logging.trustedProxies))
-    let server = HTTPServer(configuration: http, logger: log, responder: application.publicResponder())
+    let responder = application.publicResponder()
+    let server = HTTPServer(configuration: http, logger: log, responder: responder)
+    // HTTPS beside HTTP: a second listener on the same application, with its own event loops.
+    var developmentCA: DevelopmentCA.Outcome?
+    let tlsServer = try configuration.tls.port.map { port in
+        var secure = http
+        secure.port = port
+        var files = (certificate: configuration.tls.certificateFile, key: configuration.tls.keyFile)
+        if configuration.tls.usesDevelopmentCA {
+            let directory =
+                configuration.tls.caDirectory.isEmpty ? DevelopmentCA.defaultDirectory() : configuration.tls.caDirectory
+            let outcome = try DevelopmentCA(directory: directory).ensure()
+            developmentCA = outcome
+            files = (outcome.certificateFile, outcome.keyFile)
+        }
+        secure.tls = HTTPServer.Configuration.TLS(certificateChainFile: files.certificate, privateKeyFile: files.key)
+        return HTTPServer(configuration: secure, logger: log, responder: responder)
+    }
     let operationsServer = configuration.server.adminPort.map { port in
         var operations = HTTPServer.Configuration(host: configuration.server.host, port: port)
         operations.workerThreads = 1
@@ -80,6 +97,6 @@ public func makeServer(
         return HTTPServer(configuration: operations, logger: log, responder: application.operationsResponder())
     }
     return BFFService(
-        application: application, server: server, operationsServer: operationsServer,
-        watcher: application.makePageWatcher())
+        application: application, server: server, tlsServer: tlsServer, developmentCA: developmentCA,
+        operationsServer: operationsServer, watcher: application.makePageWatcher())
 }

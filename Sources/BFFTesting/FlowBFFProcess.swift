@@ -27,10 +27,10 @@ public enum FlowBFFProcess {
     /// A configured, unstarted process (for tests that run a long-lived `serve`; start it with ``launch(_:)``
     /// inside `ProcessLaunchGate.shared.launching`).
     public static func process(
-        _ arguments: [String], directory: String, environment: [String: String] = [:]
+        _ arguments: [String], directory: String, environment: [String: String] = [:], executable: String? = nil
     ) -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLOW_BFF_") }
@@ -50,10 +50,19 @@ public enum FlowBFFProcess {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], directory: String, environment: [String: String]) throws
-        -> Run
-    {
-        let process = process(arguments, directory: directory, environment: environment)
+    /// Runs another program (`/usr/bin/curl`) to completion the same way: on a thread of its own, both pipes read.
+    public static func run(tool: String, _ arguments: [String], directory: String = ".") async throws -> Run {
+        try await ProcessLaunchGate.shared.launching {
+            try await BlockingThread.run((tool as NSString).lastPathComponent) {
+                try runBlocking(arguments, directory: directory, environment: [:], executable: tool)
+            }
+        }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], directory: String, environment: [String: String], executable: String? = nil
+    ) throws -> Run {
+        let process = process(arguments, directory: directory, environment: environment, executable: executable)
         let output = pipe()
         let errors = pipe()
         process.standardOutput = output

@@ -69,6 +69,11 @@ struct CommandSpec {
                 "proxy to a real backend: page, next-page and action requests without a local file go to URL (docs/proxy.md)"
             ),
             ("record", "DIR", "with --upstream: write each forwarded page and action answer as page files in DIR"),
+            ("tls", "", "also serve HTTPS on port 8443 (with --dev: a certificate from this machine's development CA)"),
+            ("tls-port", "PORT", "also serve HTTPS on PORT, 0 for a free one (tls.port)"),
+            ("tls-cert", "FILE", "PEM certificate and chain for HTTPS, re-read when it changes (tls.certificateFile)"),
+            ("tls-key", "FILE", "PEM private key of --tls-cert (tls.keyFile)"),
+            ("ca-dir", "DIR", "where the development CA lives (tls.caDirectory; default per user, printed)"),
         ],
         positionalUsage: "[DIR]", maximumPositional: 1,
         summary: "serve the page files in DIR (the same as --pages DIR)",
@@ -90,6 +95,20 @@ struct CommandSpec {
             "0 no error, 1 errors in the pages (with --strict: or warnings), 2 usage or configuration error.",
             "Every finding is printed as FILE:LINE:COLUMN: JSON-path: severity: code: message.",
         ])
+
+    static let cert = CommandSpec(
+        name: "cert",
+        options: [
+            (
+                "ca-dir", "DIR",
+                "where the CA lives (tls.caDirectory; default $XDG_DATA_HOME/flow-bff/ca or ~/.local/share/flow-bff/ca)"
+            ),
+            ("hosts", "NAME,…", "more DNS names for the certificate, beside localhost"),
+            ("config", "FILE", "configuration file (tls.caDirectory; default config/default.json)"),
+        ],
+        positionalUsage: "", maximumPositional: 0,
+        summary: "make the development CA and an HTTPS certificate for this machine (docs/mock.md)",
+        exitStatus: ["0 the CA and certificate are in place, 2 usage error or a file that cannot be written."])
 
     /// `import har` parses `--redact` itself (repeatable) before these are checked (ImportCommand.swift).
     static let importHAR = CommandSpec(

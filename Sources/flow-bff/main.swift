@@ -12,7 +12,8 @@ let usage = """
 
     USAGE
       flow-bff [serve] [DIR] [--pages DIR] [--config FILE] [--host HOST] [--port PORT] [--preview true|false]
-                       [--event-loop epoll|dispatch] [--dev]
+                       [--event-loop epoll|dispatch] [--dev] [--tls | --tls-port PORT]
+      flow-bff cert [--ca-dir DIR] [--hosts NAME,…]
       flow-bff check [DIR | FILE…] [--pages DIR] [--config FILE] [--strict]
       flow-bff verify (--url URL | --pages DIR) [options]
       flow-bff import har FILE --pages DIR [--redact KEY]… [--no-normalize] [--no-stand-ins]
@@ -27,6 +28,9 @@ let usage = """
               Exit status 1 when there is an error (with --strict, also a warning).
       verify  Crawl a server like a device (the embedded PageStore) and report every contract
               violation; JUnit and JSON reports for CI.
+      cert    Make this machine's development CA (once) and an HTTPS certificate for localhost,
+              the emulator and the LAN addresses; print where they are and how a device trusts
+              the CA (docs/mock.md, "HTTPS for devices").
       import  Record the contract answers of a HAR capture (pages with all their chunks, action
               answers) as page files in DIR, redacted and normalised (docs/proxy.md).
 
@@ -61,6 +65,11 @@ func loadConfiguration(_ arguments: CommandLineArguments, pages: String? = nil) 
     if arguments.flags["dev"] != nil { flags["mock.enabled"] = "true" }
     if let upstream = arguments.flags["upstream"] { flags["proxy.upstream"] = upstream }
     if let record = arguments.flags["record"] { flags["proxy.recordDirectory"] = record }
+    if arguments.flags["tls"] != nil { flags["tls.port"] = "8443" }
+    if let port = arguments.flags["tls-port"] { flags["tls.port"] = port }
+    if let file = arguments.flags["tls-cert"] { flags["tls.certificateFile"] = file }
+    if let file = arguments.flags["tls-key"] { flags["tls.keyFile"] = file }
+    if let directory = arguments.flags["ca-dir"] { flags["tls.caDirectory"] = directory }
     do {
         return try ConfigurationLoader().load(
             files: files, environment: ProcessInfo.processInfo.environment, flags: flags)
@@ -148,6 +157,17 @@ func serve(_ arguments: CommandLineArguments) -> Never {
         )
     }
     for line in DeviceURLs.lines(host: configuration.server.host, port: service.port) { log.write(line) }
+    if let secure = service.tlsURL, let tlsServer = service.tlsServer {
+        log.write("https: \(secure)  (tls.port; the same pages and actions)")
+        for line in DeviceURLs.lines(host: configuration.server.host, port: tlsServer.port, scheme: "https") {
+            log.write(line)
+        }
+        if let authority = service.developmentCA {
+            for line in CertCommand.banner(authority, directory: configuration.tls.caDirectory) { log.write(line) }
+        } else {
+            log.write("  certificate: \(configuration.tls.certificateFile) (re-read when it changes)")
+        }
+    }
     for line in MockBanner.lines(configuration: configuration, baseURL: base) { log.write(line) }
     if generatedAdminToken, let token = configuration.mock.adminToken {
         log.write(
@@ -175,7 +195,7 @@ if CommandLine.arguments.dropFirst().first == "import" {
 
 do {
     let arguments = try CommandLineArguments(
-        Array(CommandLine.arguments.dropFirst()), booleanFlags: ["help", "version", "strict", "dev"])
+        Array(CommandLine.arguments.dropFirst()), booleanFlags: ["help", "version", "strict", "dev", "tls"])
     let namesCommand = !(CommandLine.arguments.dropFirst().first ?? "-").hasPrefix("-")
     if arguments.flags["version"] != nil {
         print("flow-bff \(version) (\(BuildInfo.commit))")
@@ -189,6 +209,7 @@ do {
     switch arguments.command {
     case "serve": spec = .serve
     case "check": spec = .check
+    case "cert": spec = .cert
     default: fail("unknown command \"\(arguments.command)\"; see flow-bff --help")
     }
     if arguments.flags["help"] != nil {
@@ -200,7 +221,11 @@ do {
     } catch {
         fail("\(error); see flow-bff \(spec.name) --help")
     }
-    if spec.name == "serve" { serve(arguments) } else { check(arguments) }
+    switch spec.name {
+    case "serve": serve(arguments)
+    case "cert": certCommand(arguments)
+    default: check(arguments)
+    }
 } catch {
     fail("\(error); see flow-bff --help")
 }

@@ -1,3 +1,4 @@
+import BFFServer
 import Testing
 
 @testable import flow_bff
@@ -11,7 +12,7 @@ import Testing
         #expect(lines.contains { $0.hasSuffix("http://10.0.2.2:8080") })
         #expect(lines.contains { $0.hasSuffix("http://192.168.1.5:8080") })
         #expect(lines.contains { $0.hasSuffix("http://10.1.2.3:8080") })
-        #expect(DeviceURLs.lanAddresses().allSatisfy { !$0.hasPrefix("127.") })
+        #expect(NetworkInterfaces.lanAddresses().allSatisfy { !$0.hasPrefix("127.") })
     }
 
 }

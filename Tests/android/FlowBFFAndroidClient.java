@@ -1,5 +1,15 @@
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -11,6 +21,7 @@ import java.util.regex.Pattern;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Cache;
 import okhttp3.ConnectionPool;
+import okhttp3.Handshake;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -28,7 +39,12 @@ import okhttp3.Response;
  * With `proxy`, against `serve --dev --upstream URL` instead: a page from the upstream, which the upstream lets
  * clients cache for 5 minutes, still reaches the mock (faults), revalidates through it, and paginates to the end.
  *
- * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS [proxy]
+ * With `https CA_FILE`, against the HTTPS port of `serve --dev --tls` (docs/mock.md, "HTTPS for devices"): the
+ * client trusts the development CA as a debug build's network_security_config makes it, and runs every mock-mode
+ * check over TLS; a client with only the JDK's trust store fails its handshake.
+ *
+ * Usage: java -cp okhttp.jar:okio.jar:. FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS
+ *        [proxy | https CA_FILE]
  */
 public final class FlowBFFAndroidClient {
     private static final MediaType JSON = MediaType.get("application/json");
@@ -40,21 +56,80 @@ public final class FlowBFFAndroidClient {
     private final OkHttpClient client;
     private final List<String> failures = new ArrayList<>();
 
-    private FlowBFFAndroidClient(String base, File cacheDirectory, long serverIdleMillis) {
+    private FlowBFFAndroidClient(String base, File cacheDirectory, long serverIdleMillis, String caFile)
+            throws IOException, GeneralSecurityException {
         this.base = base;
         this.serverIdleMillis = serverIdleMillis;
         // What an app sets up: a disk cache; retries on connection failure stay on (OkHttp's default).
-        this.client = new OkHttpClient.Builder().cache(new Cache(cacheDirectory, 10L * 1024 * 1024)).build();
+        OkHttpClient.Builder builder = new OkHttpClient.Builder().cache(new Cache(cacheDirectory, 10L * 1024 * 1024));
+        if (caFile != null) {
+            X509TrustManager trust = trusting(caFile);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, new X509TrustManager[] {trust}, null);
+            builder.sslSocketFactory(context.getSocketFactory(), trust);
+        }
+        this.client = builder.build();
+    }
+
+    /** A trust manager for the certificates of one PEM file (what `<certificates src="user" />` does on Android). */
+    private static X509TrustManager trusting(String caFile) throws IOException, GeneralSecurityException {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(null, null);
+        try (InputStream input = new FileInputStream(caFile)) {
+            int index = 0;
+            for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(input)) {
+                store.setCertificateEntry("flow-bff-" + index++, certificate);
+            }
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return (X509TrustManager) factory.getTrustManagers()[0];
     }
 
     public static void main(String[] arguments) throws Exception {
-        if (arguments.length < 3 || arguments.length > 4 || (arguments.length == 4 && !arguments[3].equals("proxy"))) {
-            System.err.println("usage: FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS [proxy]");
+        boolean proxy = arguments.length == 4 && arguments[3].equals("proxy");
+        boolean https = arguments.length == 5 && arguments[3].equals("https");
+        if (arguments.length != 3 && !proxy && !https) {
+            System.err.println(
+                    "usage: FlowBFFAndroidClient BASE_URL CACHE_DIR SERVER_IDLE_TIMEOUT_MS [proxy | https CA_FILE]");
             System.exit(64);
         }
-        FlowBFFAndroidClient app =
-                new FlowBFFAndroidClient(arguments[0], new File(arguments[1]), Long.parseLong(arguments[2]));
-        if (arguments.length == 4) app.runProxied(); else app.run();
+        FlowBFFAndroidClient app = new FlowBFFAndroidClient(
+                arguments[0], new File(arguments[1]), Long.parseLong(arguments[2]), https ? arguments[4] : null);
+        if (proxy) {
+            app.runProxied();
+        } else if (https) {
+            app.runOverHTTPS(new File(arguments[1] + "-untrusting"));
+        } else {
+            app.run();
+        }
+    }
+
+    /**
+     * Every mock-mode check over TLS, after two of its own: the handshake is TLS 1.3 with HTTP/1.1, and a client
+     * that trusts only the JDK's store cannot connect.
+     */
+    private void runOverHTTPS(File otherCache) throws IOException {
+        try (Response response = get("/v1/pages/home", null, null)) {
+            Handshake handshake = response.handshake();
+            check(
+                    "HTTPS with the development CA: TLS 1.3, HTTP/1.1",
+                    response.code() == 200 && handshake != null && "TLSv1.3".equals(handshake.tlsVersion().javaName())
+                            && response.protocol().toString().equals("http/1.1"),
+                    "status " + response.code() + ", "
+                            + (handshake == null ? "no handshake" : handshake.tlsVersion().javaName()) + ", "
+                            + response.protocol());
+        }
+        OkHttpClient untrusting = new OkHttpClient.Builder().cache(new Cache(otherCache, 1024 * 1024)).build();
+        String outcome;
+        try (Response response = untrusting.newCall(new Request.Builder().url(base + "/healthz").build()).execute()) {
+            outcome = "answered " + response.code();
+        } catch (SSLHandshakeException expected) {
+            outcome = "handshake refused";
+        }
+        untrusting.connectionPool().evictAll();
+        check("a client that does not trust the CA fails its handshake", outcome.equals("handshake refused"), outcome);
+        run();
     }
 
     /**
@@ -332,7 +407,9 @@ public final class FlowBFFAndroidClient {
     /** Network attempts of a GET made `pauseMillis` after a first one, through `pool`. */
     private int attemptsOfASecondGet(ConnectionPool pool, long pauseMillis) throws IOException {
         AtomicInteger attempts = new AtomicInteger();
-        OkHttpClient pooled = new OkHttpClient.Builder()
+        // The app's client (its TLS trust too), with a pool of its own and no cache.
+        OkHttpClient pooled = client.newBuilder()
+                .cache(null)
                 .connectionPool(pool)
                 .addNetworkInterceptor(chain -> {
                     attempts.incrementAndGet();

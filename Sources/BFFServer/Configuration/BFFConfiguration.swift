@@ -21,6 +21,8 @@ public struct BFFConfiguration: Sendable, Hashable {
     public var tracing = Tracing()
     /// The proxy in front of a real backend (docs/proxy.md); off unless `proxy.upstream` is set.
     public var proxy = Proxy()
+    /// HTTPS beside HTTP (docs/mock.md, docs/operations.md); off unless `tls.port` is set.
+    public var tls = TLS()
 
     public init() {}
 

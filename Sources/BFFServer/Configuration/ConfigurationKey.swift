@@ -137,7 +137,7 @@ extension ConfigurationKey {
     }
 
     /// Every key, in the order `config/README.md` lists them.
-    public static let all: [ConfigurationKey] = serverKeys + mockKeys + previewKeys + tracingKeys + proxyKeys
+    public static let all: [ConfigurationKey] = serverKeys + mockKeys + previewKeys + tracingKeys + proxyKeys + tlsKeys
 
     static let serverKeys: [ConfigurationKey] = [
         .string("server.host", "127.0.0.1", "IPv4 or IPv6 literal to bind (`0.0.0.0` or `::` for all interfaces).") {

@@ -44,6 +44,7 @@ public struct ConfigurationLoader: Sendable {
                 code: "invalid_value", key: "proxy.recordDirectory",
                 message: "recording writes what the proxy forwards: set proxy.upstream (serve --upstream URL) too")
         }
+        try ConfigurationKey.checkTLS(configuration)
         return configuration
     }
 
