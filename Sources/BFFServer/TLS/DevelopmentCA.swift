@@ -127,10 +127,12 @@ public struct DevelopmentCA: Sendable {
             var bytes = Array(Crypto.sha256(digest + [salt]).prefix(16))
             bytes[6] = (bytes[6] & 0x0F) | 0x50
             bytes[8] = (bytes[8] & 0x3F) | 0x80
-            return UUID(uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )).uuidString
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                    bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                )
+            ).uuidString
         }
         let (payloadUUID, profileUUID) = (uuid(1), uuid(2))
         let payload: [String: Any] = [
