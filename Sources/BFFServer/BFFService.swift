@@ -17,6 +17,8 @@ public final class BFFService: Sendable {
     let watcher: PageWatcher?
     /// Shutdown requests so far (calls and signals): the first one is logged as the start of the sequence.
     private let shutdownRequests = Atomic<Int>(0)
+    /// ``installSignalHandlers()`` was called: SIGTERM and SIGINT are this service's.
+    private let handlesSignals = Atomic<Bool>(false)
 
     init(
         application: BFFApplication, server: HTTPServer, tlsServer: HTTPServer? = nil,
@@ -131,6 +133,7 @@ public final class BFFService: Sendable {
     public func installSignalHandlers() {
         let grace = gracePeriod
         let drainTimeout = drainTimeout
+        handlesSignals.store(true, ordering: .relaxed)
         server.installSignalHandlers(gracePeriod: grace, drainTimeout: drainTimeout) { [self] signal in
             application.setReady(false)
             announce("signal \(signal)", gracePeriod: grace, logsRepeat: true)
@@ -168,7 +171,14 @@ public final class BFFService: Sendable {
     @available(*, noasync, message: "blocks a thread of the concurrency pool; await stoppedAsync() instead")
     public func waitUntilStopped() {
         server.waitUntilStopped()
-        tlsServer?.waitUntilStopped()
+        // The public listener restored the signals' default action when it stopped; the HTTPS one drains to the same
+        // deadline, and a signal meanwhile must not kill the process under its requests in flight.
+        if let tlsServer {
+            let handled = handlesSignals.load(ordering: .relaxed)
+            if handled { for signal in [SIGTERM, SIGINT] { Platform.signal(signal, ignore: true) } }
+            tlsServer.waitUntilStopped()
+            if handled { for signal in [SIGTERM, SIGINT] { Platform.signal(signal, ignore: false) } }
+        }
         operationsServer?.shutdown(drainTimeout: .seconds(1))
         operationsServer?.waitUntilStopped()
         application.spanExporter?.shutdown(

@@ -16,13 +16,17 @@ static inline long flow_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
 }
 
 static inline long flow_ssl_ctx_set_modes(SSL_CTX *ctx) {
-    // Partial writes (a write returns what the socket took) from a buffer that may move between retries.
+    // Partial writes (a write returns what the socket took) from a buffer that may move between retries; idle
+    // connections' buffers released; the certificate chain sent as configured, not rebuilt from the trust store on
+    // every handshake.
     return SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
-                                     | SSL_MODE_RELEASE_BUFFERS);
+                                     | SSL_MODE_RELEASE_BUFFERS | SSL_MODE_NO_AUTO_CHAIN);
 }
 
 static inline uint64_t flow_ssl_server_options(void) {
-    return SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION
+    // A peer's EOF without close_notify is an end of stream, as over TCP (HTTP's framing finds a truncation), not
+    // a fatal error that would also drop the session from the cache.
+    return SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION | SSL_OP_IGNORE_UNEXPECTED_EOF
         | SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1;
 }
 

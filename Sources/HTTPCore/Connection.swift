@@ -122,6 +122,15 @@ final class Connection {
             continueHandshake(tls)
             return
         }
+        // OpenSSL may want the other direction: a read that waits for writability, a write for readability.
+        if let tls, tls.readWantsWritable, readiness.contains(.writable) {
+            onReadable()
+            if phase == .closed { return }
+        }
+        if let tls, tls.writeWantsReadable, readiness.contains(.readable) {
+            onWritable()
+            if phase == .closed { return }
+        }
         if readiness.contains(.writable) {
             onWritable()
             if phase == .closed { return }
@@ -337,7 +346,8 @@ final class Connection {
             flush()
             guard phase != .closed else { return }
             try? System.setOption(fd, SOL_SOCKET, SO_LINGER, linger(l_onoff: 1, l_linger: 0))
-            close()
+            // No close_notify: the client must see the reset, not an orderly end of the TLS stream.
+            close(abortive: true)
         case .closeWithoutResponse:
             phase = .closing
         case .truncate(let response, let afterBytes):
@@ -458,6 +468,10 @@ final class Connection {
             || phase == .lingering
         if reading { wanted.insert(.readable) }
         if !output.isEmpty { wanted.insert(.writable) }
+        if let tls {
+            if tls.readWantsWritable && reading { wanted.insert(.writable) }
+            if tls.writeWantsReadable && !output.isEmpty { wanted.insert(.readable) }
+        }
         if wanted != interest {
             interest = wanted
             loop.setInterest(self, wanted)
@@ -516,7 +530,8 @@ final class Connection {
     }
 
     private func timeOut(_ error: some HTTPResponseConvertible) {
-        guard phase == .reading else {
+        // A connection still in its TLS handshake cannot be answered: it is just closed.
+        guard phase == .reading, tls?.handshakeDone ?? true else {
             close()
             return
         }
@@ -531,11 +546,12 @@ final class Connection {
         return try output.write(to: fd, vectors: loop.vectors, capacity: loop.vectorCapacity)
     }
 
-    func close() {
+    /// Closes the connection; `abortive` (the reset fault) sends no TLS close_notify first.
+    func close(abortive: Bool = false) {
         guard phase != .closed else { return }
         // TLS: close_notify first, so the client sees an orderly end rather than a truncation (once; lingering
         // connections sent it already).
-        if phase != .lingering { tls?.notifyClose() }
+        if !abortive { tls?.notifyClose() }
         phase = .closed
         current = nil
         drip = nil

@@ -23,6 +23,20 @@ package enum Platform {
         #endif
     }
 
+    /// Inode, size and modification time of the file at `path` (following links); `nil` when it cannot be read.
+    static func fileStamp(
+        _ path: String
+    ) -> (inode: Int64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if os(Linux)
+            let modified = info.st_mtim
+        #else
+            let modified = info.st_mtimespec
+        #endif
+        return (Int64(info.st_ino), Int64(info.st_size), Int64(modified.tv_sec), Int64(modified.tv_nsec))
+    }
+
     /// The soft limit on open descriptors (`RLIMIT_NOFILE`), or 1024 when it cannot be read.
     static func descriptorLimit() -> Int {
         var limit = rlimit()
@@ -102,7 +116,7 @@ package enum Platform {
         #endif
     }
 
-    static func signal(_ number: Int32, ignore: Bool) {
+    package static func signal(_ number: Int32, ignore: Bool) {
         #if os(Linux)
             _ = Glibc.signal(number, ignore ? SIG_IGN : SIG_DFL)
         #else

@@ -1,3 +1,4 @@
+import CCrypto
 import HTTPCore
 
 #if canImport(Glibc)
@@ -14,6 +15,8 @@ final class SocketConnection: @unchecked Sendable {
     let port: Int
     let timeoutSeconds: Int
     private var fd: Int32 = -1
+    /// The TLS session when ``TestTLS/isOn`` (every byte then goes through it); `nil` for plain TCP.
+    private var ssl: OpaquePointer?
     private var buffer: [UInt8] = []
     /// The last response said `Connection: close`: the next request opens a new connection.
     private var peerClosing = false
@@ -32,6 +35,8 @@ final class SocketConnection: @unchecked Sendable {
     var descriptor: Int32 { fd }
 
     func close() {
+        if let ssl { SSL_free(ssl) }
+        ssl = nil
         if fd >= 0 { Platform.close(fd) }
         fd = -1
         buffer = []
@@ -75,12 +80,41 @@ final class SocketConnection: @unchecked Sendable {
             throw SystemError(function: "connect", errno: code)
         }
         fd = socketFD
+        if TestTLS.isOn { try startTLS() }
+    }
+
+    /// The handshake on the connected socket (blocking, bounded by the socket's timeouts). A server that closes or
+    /// refuses it reads as `ECONNRESET`, as a refused plain connection would.
+    private func startTLS() throws {
+        guard let session = SSL_new(TestTLS.clientContext) else {
+            throw SystemError(function: "SSL_new", errno: ENOMEM)
+        }
+        ssl = session
+        SSL_set_fd(session, fd)
+        ERR_clear_error()
+        guard SSL_connect(session) == 1 else {
+            let code = errno
+            _ = TLSError.drainErrorQueue()
+            close()
+            throw SystemError(function: "SSL_connect", errno: code == EAGAIN ? EAGAIN : ECONNRESET)
+        }
     }
 
     func send(_ bytes: [UInt8]) throws {
         try connect()
         var offset = 0
         while offset < bytes.count {
+            if let ssl {
+                ERR_clear_error()
+                let written = bytes[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                guard written > 0 else {
+                    let code = errno
+                    _ = TLSError.drainErrorQueue()
+                    throw SystemError(function: "SSL_write", errno: code == EAGAIN ? EAGAIN : EPIPE)
+                }
+                offset += Int(written)
+                continue
+            }
             let written = bytes[offset...].withUnsafeBytes {
                 Platform.send(fd, $0.baseAddress, $0.count)
             }
@@ -97,6 +131,7 @@ final class SocketConnection: @unchecked Sendable {
     func fill() throws -> Bool {
         guard fd >= 0 else { throw HTTPTestClient.ClientError(description: "not connected") }
         var chunk = [UInt8](repeating: 0, count: 65_536)
+        if let ssl { return try fillTLS(ssl, &chunk) }
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
@@ -106,6 +141,33 @@ final class SocketConnection: @unchecked Sendable {
             if count == 0 { return false }
             buffer.append(contentsOf: chunk[0..<count])
             return true
+        }
+    }
+
+    /// `fill()` through the TLS session: the peer's close_notify or a plain EOF is the end; the receive timeout is
+    /// `EAGAIN`; a reset or a TLS alert is `ECONNRESET`.
+    private func fillTLS(_ ssl: OpaquePointer, _ chunk: inout [UInt8]) throws -> Bool {
+        while true {
+            ERR_clear_error()
+            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<Int(count)])
+                return true
+            }
+            let code = errno
+            let error = SSL_get_error(ssl, count)
+            let queued = ERR_peek_error()
+            _ = TLSError.drainErrorQueue()
+            switch error {
+            case SSL_ERROR_ZERO_RETURN: return false
+            case SSL_ERROR_SYSCALL where queued == 0 && (count == 0 || code == 0): return false
+            case SSL_ERROR_SYSCALL where code == EINTR: continue
+            case SSL_ERROR_WANT_READ: throw SystemError(function: "recv", errno: EAGAIN)
+            case SSL_ERROR_SYSCALL where code == EAGAIN || code == EWOULDBLOCK:
+                throw SystemError(function: "recv", errno: EAGAIN)
+            case SSL_ERROR_SYSCALL: throw SystemError(function: "recv", errno: code)
+            default: throw SystemError(function: "recv", errno: ECONNRESET)
+            }
         }
     }
 

@@ -1,6 +1,12 @@
 import CCrypto
 import HTTPCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A blocking HTTPS/1.1 client on libssl for tests that need what curl cannot show: one connection kept open across
 /// a certificate change, the certificate a server presented, a handshake that stalls. Bounded like
 /// ``HTTPTestClient`` (receive and send timeouts) and, like it, only ever called on a ``BlockingThread``.
@@ -34,6 +40,8 @@ public final class TLSTestClient: @unchecked Sendable {
     ) throws {
         socket = SocketConnection(host: host, port: port, timeoutSeconds: timeoutSeconds)
         self.serverName = serverName ?? host
+        // OpenSSL writes with write(2): a server that closed must be an error here, not SIGPIPE for the test process.
+        Platform.signal(SIGPIPE, ignore: true)
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSTestClientError("SSL_CTX_new") }
         self.context = context
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
@@ -61,6 +69,7 @@ public final class TLSTestClient: @unchecked Sendable {
             _ = flow_ssl_set_sni(ssl, serverName)
         }
         SSL_set_fd(ssl, socket.descriptor)
+        ERR_clear_error()
         guard SSL_connect(ssl) == 1 else {
             let reason = Self.reasons()
             close()
@@ -108,6 +117,7 @@ public final class TLSTestClient: @unchecked Sendable {
         try connect()
         var offset = 0
         while offset < bytes.count {
+            ERR_clear_error()
             let written = bytes[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
             guard written > 0 else { throw TLSTestClientError("SSL_write: \(Self.reasons())") }
             offset += Int(written)
@@ -139,6 +149,32 @@ public final class TLSTestClient: @unchecked Sendable {
         }
     }
 
+    /// How the server ended the connection, read after its last answer: `close_notify` (an orderly TLS close),
+    /// `reset` (`ECONNRESET`), `eof` (the socket closed without close_notify), or `timeout`.
+    public func readEnd() -> String {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            ERR_clear_error()
+            let count = SSL_read(ssl, &chunk, Int32(chunk.count))
+            if count > 0 { continue }
+            let code = errno
+            switch SSL_get_error(ssl, count) {
+            case SSL_ERROR_ZERO_RETURN: return "close_notify"
+            case SSL_ERROR_SYSCALL where code == ECONNRESET: return "reset"
+            case SSL_ERROR_SYSCALL where code == EAGAIN: return "timeout"
+            default:
+                let reasons = TLSError.drainErrorQueue()
+                return code == ECONNRESET ? "reset" : reasons.contains("unexpected eof") || count == 0 ? "eof" : reasons
+            }
+        }
+    }
+
+    /// Half-closes the TCP connection (`shutdown(SHUT_WR)`) without a TLS close_notify, as a client that has sent
+    /// its request and closes its side does.
+    public func shutdownWrite() {
+        _ = shutdown(socket.descriptor, Int32(SHUT_WR))
+    }
+
     /// Whether the server closed the connection (reads until EOF or the receive timeout).
     public func readUntilClosed() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -159,6 +195,7 @@ public final class TLSTestClient: @unchecked Sendable {
 
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        ERR_clear_error()
         let count = SSL_read(ssl, &chunk, Int32(chunk.count))
         guard count > 0 else { throw TLSTestClientError("connection ended: \(Self.reasons())") }
         buffer += chunk[0..<Int(count)]

@@ -139,6 +139,38 @@ struct HTTPSServeTests {
         #expect(try TLSIdentity(certificatePEM: caPEM, privateKeyPEM: "").certificateDER() == Array(der))
     }
 
+    @Test func namesAskedForOnceStayAndABrokenPairIsMadeAgain() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flow-bff-ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let authority = DevelopmentCA(directory: directory.path)
+        // `flow-bff cert --hosts mymac.local`, then `serve --dev --tls` (which asks for no extra name).
+        let named = try authority.ensure(hosts: ["mymac.local"], addresses: [])
+        #expect(named.names.contains("DNS:mymac.local"))
+        let served = try authority.ensure(addresses: [])
+        #expect(!served.issuedCertificate && served.names.contains("DNS:mymac.local"))
+
+        // A server key that does not match the certificate (a write cut short): issued again, and the pair matches.
+        let stranger = try TLSCertificateAuthority.makeAuthority(commonName: "stranger")
+        try stranger.privateKeyPEM.write(toFile: authority.keyFile, atomically: true, encoding: .utf8)
+        let mended = try authority.ensure(addresses: [])
+        #expect(mended.issuedCertificate && !mended.createdAuthority)
+        let ca = TLSIdentity(
+            certificatePEM: try String(contentsOfFile: authority.caCertificateFile, encoding: .utf8),
+            privateKeyPEM: try String(contentsOfFile: authority.caKeyFile, encoding: .utf8))
+        let pair = TLSIdentity(
+            certificatePEM: try String(contentsOfFile: authority.certificateFile, encoding: .utf8),
+            privateKeyPEM: try String(contentsOfFile: authority.keyFile, encoding: .utf8))
+        #expect(TLSCertificateAuthority.isValid(pair, issuedBy: ca))
+        #expect(!TLSCertificateAuthority.isValid(pair, issuedBy: stranger))
+
+        // A CA key that does not match its certificate: a new CA (devices must trust it again), a new certificate.
+        try stranger.privateKeyPEM.write(toFile: authority.caKeyFile, atomically: true, encoding: .utf8)
+        let renewed = try authority.ensure(addresses: [])
+        #expect(renewed.createdAuthority && renewed.issuedCertificate)
+        #expect(renewed.names.contains("DNS:mymac.local") == false, "a new CA starts from the standard names")
+    }
+
     @Test func productionNeedsCertificateFiles() throws {
         #expect {
             try ConfigurationLoader().load(files: [], environment: [:], flags: ["tls.port": "8443"])

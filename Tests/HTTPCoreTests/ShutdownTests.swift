@@ -23,10 +23,7 @@ struct ShutdownTests {
             }
         }
         router.get("/fast") { _ in .text("fast") }
-        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-        configuration.workerThreads = 2
-        configuration.eventLoop = testEventLoop
-        let server = HTTPServer(configuration: configuration, responder: router)
+        let server = HTTPServer(configuration: testConfiguration(), responder: router)
         try server.start()
         let signalled = TestSignal()
         server.installSignalHandlers([SIGTERM], drainTimeout: .seconds(10)) { _ in signalled.signal() }

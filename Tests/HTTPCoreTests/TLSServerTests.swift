@@ -184,6 +184,42 @@ struct TLSServerTests {
         }
     }
 
+    @Test(arguments: EventLoopKindTests.kinds)
+    func aCloseIsOrderlyAResetIsAResetAndAHalfCloseIsAnswered(_ kind: HTTPServer.Configuration.EventLoopKind)
+        async throws
+    {
+        let files = try Files()
+        defer { files.remove() }
+        var router = Self.router
+        router.get("/reset") { _ in .fault(.reset) }
+        router.get("/bye") { _ in .response(.text("bye", headers: ["Connection": "close"])) }
+        try await withServer(files.configuration { $0.eventLoop = kind }, responder: router) { server in
+            let thread = BlockingThread(name: "tls-client")
+            defer { thread.finish() }
+            // `Connection: close`: the answer, then close_notify (the client sees an orderly end of the stream).
+            let closing = try TLSTestClient(host: "127.0.0.1", port: server.port, trusting: files.caFile)
+            #expect(try await thread.run { try closing.get("/bye") }.status == 200)
+            #expect(try await thread.run { closing.readEnd() } == "close_notify")
+            // The reset fault: a reset, with no close_notify before it that would read as an orderly end.
+            let reset = try TLSTestClient(host: "127.0.0.1", port: server.port, trusting: files.caFile)
+            try await thread.run {
+                try reset.connect()
+                try reset.write(Array("GET /reset HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            }
+            #expect(try await thread.run { reset.readEnd() } == "reset")
+            // A client that sends its request and half-closes (EOF without close_notify) while the answer is being
+            // computed still gets it: the EOF is the end of its requests, not a broken connection.
+            let halfClosed = try TLSTestClient(host: "127.0.0.1", port: server.port, trusting: files.caFile)
+            let answer = try await thread.run {
+                try halfClosed.connect()
+                try halfClosed.write(Array("GET /deferred?ms=200 HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+                halfClosed.shutdownWrite()
+                return try halfClosed.readResponse()
+            }
+            #expect(answer.status == 200 && answer.body == Array("deferred 200".utf8))
+        }
+    }
+
     @Test func aCertificateThatDoesNotLoadStopsTheStart() throws {
         let files = try Files()
         defer { files.remove() }

@@ -55,27 +55,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-python3 - "$WORK/www" <<'PY'
-import json, sys, random
-random.seed(7)
-for name, size in (("2k", 2048), ("20k", 20480), ("200k", 204800)):
-    items, i = [], 0
-    while True:
-        items.append({"id": i, "title": "Item %d" % i, "price": round(random.random() * 100, 2),
-                      "tags": random.sample(["new", "sale", "eco", "gift", "top"], 2), "stock": random.randint(0, 500)})
-        text = json.dumps(items, separators=(",", ":"))
-        if len(text) >= size:
-            break
-        i += 1
-    # pad with a trailing string field so the file is exactly `size` bytes and valid JSON
-    items.pop()
-    text = json.dumps(items, separators=(",", ":"))
-    pad = size - len(text) - len(',{"pad":""}')
-    items.append({"pad": "x" * pad})
-    text = json.dumps(items, separators=(",", ":"))
-    assert len(text) == size, (name, len(text))
-    open("%s/%s.json" % (sys.argv[1], name), "w").write(text)
-PY
+python3 "$ROOT/bench/lib/json-files.py" "$WORK/www" 2k 20k 200k
 gzip -k -9 -n "$WORK"/www/*.json
 chmod -R a+rX "$WORK/www"
 

@@ -8,8 +8,12 @@ struct CORSPolicy: Sendable, Hashable {
     /// Exact origins (`https://app.example.com`), origins with any port (`http://localhost:*`), or `*`.
     var origins: [String]
 
-    /// Loopback origins on any port: the mock backend's default.
-    static let loopback = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+    /// Loopback origins on any port, over HTTP and HTTPS (a dev server with its own certificate, or the mock's HTTPS
+    /// port): the mock backend's default.
+    static let loopback = [
+        "http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*",
+        "https://localhost:*", "https://127.0.0.1:*", "https://[::1]:*",
+    ]
 
     static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     static let allowedHeaders =

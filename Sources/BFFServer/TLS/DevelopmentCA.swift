@@ -48,56 +48,74 @@ public struct DevelopmentCA: Sendable {
     /// The names the server certificate was issued for, one per line.
     var namesFile: String { path("server-names.txt") }
 
-    /// Makes the CA if there is none, and a server certificate for `hosts` and `addresses` (plus the standard
-    /// names) unless the one there already covers exactly those names and is valid for 30 more days.
+    /// Makes the CA if there is none (or if its key does not match it), and a server certificate for `hosts` and
+    /// `addresses` (plus the standard names and the DNS names asked for before, e.g. by `flow-bff cert --hosts`)
+    /// unless the one there covers exactly those names, matches its key, was signed by this CA and is valid for 30
+    /// more days. Holds an exclusive lock on the directory meanwhile: two processes never interleave their writes.
     public func ensure(
         hosts: [String] = [], addresses: [String] = NetworkInterfaces.lanAddresses()
     ) throws -> Outcome {
         let files = FileManager.default
-        try files.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o700)
+        let lock = open(path(".lock"), O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path(".lock")]) }
+        defer { close(lock) }
+        flock(lock, LOCK_EX)
+
         var createdAuthority = false
-        let authority: TLSIdentity
-        if files.fileExists(atPath: caCertificateFile), files.fileExists(atPath: caKeyFile) {
-            authority = TLSIdentity(
-                certificatePEM: try String(contentsOfFile: caCertificateFile, encoding: .utf8),
-                privateKeyPEM: try String(contentsOfFile: caKeyFile, encoding: .utf8))
-        } else {
+        var authority: TLSIdentity?
+        if let certificate = try? String(contentsOfFile: caCertificateFile, encoding: .utf8),
+            let key = try? String(contentsOfFile: caKeyFile, encoding: .utf8)
+        {
+            let found = TLSIdentity(certificatePEM: certificate, privateKeyPEM: key)
+            if TLSCertificateAuthority.isValid(found) { authority = found }
+        }
+        if authority == nil {
             let owner = ProcessInfo.processInfo.environment["USER"].map { "\($0)@" } ?? ""
-            authority = try TLSCertificateAuthority.makeAuthority(
+            let made = try TLSCertificateAuthority.makeAuthority(
                 commonName: "flow-bff development CA (\(owner)\(ProcessInfo.processInfo.hostName))")
-            try write(authority.privateKeyPEM, to: caKeyFile, secret: true)
-            try write(authority.certificatePEM, to: caCertificateFile, secret: false)
+            try? files.removeItem(atPath: namesFile)
+            try write(made.privateKeyPEM, to: caKeyFile, secret: true)
+            try write(made.certificatePEM, to: caCertificateFile, secret: false)
+            authority = made
             createdAuthority = true
         }
+        guard let authority else { fatalError("unreachable: a CA was found or made") }
         try writeExports(authority, replacing: createdAuthority)
 
+        let recorded = (try? String(contentsOfFile: namesFile, encoding: .utf8)) ?? ""
         var hostList = Self.standardHosts
-        for host in hosts where !hostList.contains(host) { hostList.append(host) }
+        let stickyHosts = recorded.split(separator: "\n").filter { $0.hasPrefix("DNS:") }.map {
+            String($0.dropFirst(4))
+        }
+        for host in stickyHosts + hosts where !hostList.contains(host) { hostList.append(host) }
         var addressList = Self.standardAddresses
         for address in addresses where !addressList.contains(address) { addressList.append(address) }
         let wanted = hostList.map { "DNS:\($0)" } + addressList.map { "IP:\($0)" }
+        let namesText = wanted.joined(separator: "\n") + "\n"
 
-        // The names the certificate there was issued for, as asked (`server-names.txt`).
-        var current: TLSIdentity?
-        if !createdAuthority, files.fileExists(atPath: keyFile),
-            (try? String(contentsOfFile: namesFile, encoding: .utf8)) == wanted.joined(separator: "\n") + "\n"
+        if !createdAuthority, recorded == namesText,
+            let certificate = try? String(contentsOfFile: certificateFile, encoding: .utf8),
+            let key = try? String(contentsOfFile: keyFile, encoding: .utf8)
         {
-            current = (try? String(contentsOfFile: certificateFile, encoding: .utf8)).map {
-                TLSIdentity(certificatePEM: $0, privateKeyPEM: "")
+            let current = TLSIdentity(certificatePEM: certificate, privateKeyPEM: key)
+            if TLSCertificateAuthority.isValid(current, issuedBy: authority),
+                (try? current.secondsUntilExpiry()) ?? 0 > 30 * 86_400
+            {
+                return Outcome(
+                    certificateFile: certificateFile, keyFile: keyFile, names: wanted, createdAuthority: false,
+                    issuedCertificate: false)
             }
         }
-        if let current, (try? current.secondsUntilExpiry()) ?? 0 > 30 * 86_400 {
-            return Outcome(
-                certificateFile: certificateFile, keyFile: keyFile, names: wanted, createdAuthority: false,
-                issuedCertificate: false)
-        }
         let issued = try TLSCertificateAuthority.issue(hosts: hostList, addresses: addressList, by: authority)
-        // The key first: a server watching the pair sees a mismatch for a moment at most, never a certificate whose
-        // key is missing (it keeps the last good pair meanwhile).
+        // The names file goes first and comes back last: a write cut short is issued again on the next run. The key
+        // before the certificate: a server watching the pair sees a mismatch for a moment at most, and keeps its
+        // last good pair meanwhile.
+        try? files.removeItem(atPath: namesFile)
         try write(issued.privateKeyPEM, to: keyFile, secret: true)
         try write(issued.certificatePEM, to: certificateFile, secret: false)
-        try write(wanted.joined(separator: "\n") + "\n", to: namesFile, secret: false)
+        try write(namesText, to: namesFile, secret: false)
         return Outcome(
             certificateFile: certificateFile, keyFile: keyFile, names: wanted, createdAuthority: createdAuthority,
             issuedCertificate: true)
@@ -157,17 +175,40 @@ public struct DevelopmentCA: Sendable {
         return try PropertyListSerialization.data(fromPropertyList: profile, format: .xml, options: 0)
     }
 
-    /// Writes through a temporary file renamed over `path`; a secret is readable by its owner only.
+    /// Writes through a temporary file renamed over `path`, synced first. A secret is created readable by its owner
+    /// only (mode 0600 from its first byte, not changed afterwards).
     private func write(_ text: String, to path: String, secret: Bool) throws {
         let temporary = path + ".tmp-\(getpid())"
-        guard
-            FileManager.default.createFile(
-                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: secret ? 0o600 : 0o644])
-        else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary]) }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, "errno": code])
+        unlink(temporary)
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, secret ? 0o600 : 0o644)
+        guard fd >= 0 else { throw Self.fileError(temporary) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Platform.write(fd, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let error = Self.fileError(temporary)
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            written += count
         }
+        fsync(fd)
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = Self.fileError(path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    private static func fileError(_ path: String) -> CocoaError {
+        CocoaError(
+            .fileWriteUnknown,
+            userInfo: [
+                NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+            ])
     }
 }

@@ -110,6 +110,22 @@ public enum TLSCertificateAuthority {
         return try identity(certificate, key)
     }
 
+    /// Whether `identity`'s key matches its certificate and, given `authority`, the certificate carries the
+    /// authority's signature: a pair worth keeping.
+    public static func isValid(_ identity: TLSIdentity, issuedBy authority: TLSIdentity? = nil) -> Bool {
+        guard let certificate = try? readCertificate(identity.certificatePEM) else { return false }
+        defer { X509_free(certificate) }
+        guard let key = try? readKey(identity.privateKeyPEM) else { return false }
+        defer { EVP_PKEY_free(key) }
+        defer { ERR_clear_error() }
+        guard X509_check_private_key(certificate, key) == 1 else { return false }
+        guard let authority else { return true }
+        guard let issuer = try? readCertificate(authority.certificatePEM) else { return false }
+        defer { X509_free(issuer) }
+        guard let issuerKey = X509_get0_pubkey(issuer) else { return false }
+        return X509_verify(certificate, issuerKey) == 1
+    }
+
     // MARK: libcrypto
 
     private static func makeKey() throws(TLSError) -> OpaquePointer {

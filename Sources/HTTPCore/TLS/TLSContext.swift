@@ -1,15 +1,11 @@
 import CCrypto
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The server's OpenSSL context (`SSL_CTX`): certificate, key and protocol settings, shared by every loop. Reloaded
-/// when the certificate or key file changes on disk (``check(now:)``, from the loops' deadline sweeps): new sessions
-/// use the new context, open ones keep theirs (an `SSL` holds a reference to the context it was made from).
+/// when the certificate or key file changes on disk (``check(now:)``, when connections are accepted): new sessions
+/// use the new context, open ones keep theirs (an `SSL` holds a reference to the context it was made from). A new
+/// context has new session-ticket keys and an empty session cache: clients resume only after their next full
+/// handshake.
 // @unchecked Sendable: the context pointer and file state live in a Mutex; an `SSL_CTX` may be used by several
 // threads at once to make sessions (OpenSSL locks its own shared state).
 final class TLSContext: @unchecked Sendable {
@@ -24,7 +20,6 @@ final class TLSContext: @unchecked Sendable {
         var files: FileSignature
         /// The signature of a pair that failed to load: logged once, retried when the files change again.
         var failed: FileSignature?
-        var nextCheck: UInt64 = 0
     }
 
     /// What a file change changes: inode, size and modification time of both files.
@@ -38,20 +33,15 @@ final class TLSContext: @unchecked Sendable {
         }
 
         private static func stamp(_ path: String) -> [Int64] {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return [] }
-            #if os(Linux)
-                let modified = info.st_mtim
-            #else
-                let modified = info.st_mtimespec
-            #endif
-            return [Int64(info.st_ino), Int64(info.st_size), Int64(modified.tv_sec), Int64(modified.tv_nsec)]
+            Platform.fileStamp(path).map { [$0.inode, $0.size, $0.modifiedSeconds, $0.modifiedNanoseconds] } ?? []
         }
     }
 
     let configuration: HTTPServer.Configuration.TLS
     private let interval: UInt64
     private let state: Mutex<State>
+    /// When the files are looked at next (loop clock): read without the lock on every accept.
+    private let nextCheck = Atomic<UInt64>(0)
 
     init(_ configuration: HTTPServer.Configuration.TLS) throws(TLSError) {
         self.configuration = configuration
@@ -64,10 +54,15 @@ final class TLSContext: @unchecked Sendable {
         state.withLock { SSL_CTX_free($0.context.pointer) }
     }
 
-    /// A session for a newly accepted socket; `nil` when OpenSSL cannot allocate one.
+    /// A session for a newly accepted socket; `nil` when OpenSSL cannot allocate one. The context is referenced
+    /// under the lock (a reload releases the old one) and the session made outside it.
     func makeSession(fd: Int32) -> TLSSession? {
-        // Under the lock: a reload frees the old context once no session refers to it.
-        state.withLock { TLSSession(context: $0.context.pointer, fd: fd) }
+        let context = state.withLock { state -> Context in
+            SSL_CTX_up_ref(state.context.pointer)
+            return state.context
+        }
+        defer { SSL_CTX_free(context.pointer) }
+        return TLSSession(context: context.pointer, fd: fd)
     }
 
     /// Reloads the certificate and key if either file changed, at most once per
@@ -75,9 +70,11 @@ final class TLSContext: @unchecked Sendable {
     /// last good one stays). The check and the reload hold the lock: a loop accepting meanwhile waits for the new
     /// context rather than handing out the old one (a reload happens only when the files change).
     func check(now: UInt64) -> TLSError? {
-        state.withLock { state -> TLSError? in
-            guard now >= state.nextCheck else { return nil }
-            state.nextCheck = now &+ interval
+        let due = nextCheck.load(ordering: .relaxed)
+        guard now >= due,
+            nextCheck.compareExchange(expected: due, desired: now &+ interval, ordering: .relaxed).exchanged
+        else { return nil }
+        return state.withLock { state -> TLSError? in
             let files = FileSignature(configuration)
             guard state.files != files, state.failed != files else { return nil }
             switch Result(catching: { () throws(TLSError) in try Self.makeContext(configuration) }) {

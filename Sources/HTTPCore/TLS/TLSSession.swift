@@ -21,6 +21,12 @@ final class TLSSession {
     /// Set while a write must be retried: OpenSSL wants the same bytes again.
     var retryLength: Int?
     private(set) var handshakeDone = false
+    /// A read that must wait for the socket to be writable (a TLS 1.3 key update answered into a full send buffer).
+    private(set) var readWantsWritable = false
+    /// A write that must wait for the socket to be readable.
+    private(set) var writeWantsReadable = false
+    /// A fatal error happened: no close_notify may be sent any more (`SSL_shutdown` is not allowed then).
+    private var fatal = false
 
     init?(context: OpaquePointer, fd: Int32) {
         guard let ssl = SSL_new(context) else { return nil }
@@ -49,7 +55,9 @@ final class TLSSession {
     func read(_ buffer: UnsafeMutableRawBufferPointer) -> Result {
         ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
-        return result > 0 ? .bytes(Int(result)) : outcome(of: result)
+        let outcome = result > 0 ? .bytes(Int(result)) : outcome(of: result)
+        readWantsWritable = outcome == .wantWrite
+        return outcome
     }
 
     /// Whether decrypted bytes are waiting inside OpenSSL (a read may return them without the socket being
@@ -60,14 +68,19 @@ final class TLSSession {
         guard bytes.count > 0 else { return .bytes(0) }
         ERR_clear_error()
         let result = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
-        return result > 0 ? .bytes(Int(result)) : outcome(of: result)
+        let outcome = result > 0 ? .bytes(Int(result)) : outcome(of: result)
+        writeWantsReadable = outcome == .wantRead
+        return outcome
     }
 
-    /// Sends close_notify (once; what the socket does not take is dropped: the socket closes next).
+    /// Sends close_notify (once; what the socket does not take is dropped: the socket closes next). Not after a
+    /// fatal error, nor before the handshake is done.
     func notifyClose() {
-        guard handshakeDone else { return }
+        guard handshakeDone, !fatal else { return }
+        fatal = true
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
+        ERR_clear_error()
     }
 
     /// The protocol version negotiated, e.g. `TLSv1.3`.
@@ -81,8 +94,13 @@ final class TLSSession {
         case SSL_ERROR_WANT_READ: return .wantRead
         case SSL_ERROR_WANT_WRITE: return .wantWrite
         case SSL_ERROR_ZERO_RETURN: return .closed
-        case SSL_ERROR_SYSCALL where ERR_peek_error() == 0: return .closed
-        default: return .failed(TLSError.drainErrorQueue())
+        case SSL_ERROR_SYSCALL where ERR_peek_error() == 0:
+            // A reset or an EOF the TLS layer could not report otherwise: the connection is over.
+            fatal = true
+            return .closed
+        default:
+            fatal = true
+            return .failed(TLSError.drainErrorQueue())
         }
     }
 }

@@ -1,6 +1,7 @@
 // bench-http: serves every file of a directory through HTTPCore's prepared (cached) body path.
 //
 //   bench-http --dir DIR [--host 127.0.0.1] [--port 0] [--threads N] [--event-loop epoll|dispatch]
+//              [--tls-cert FILE --tls-key FILE]
 //
 // `DIR/name.json` is served at `/name.json`; when `DIR/name.json.gz` exists its bytes are used as the gzip
 // variant (the same bytes nginx's gzip_static sends). Prints `listening <port>` once ready; SIGTERM/SIGINT
@@ -14,6 +15,9 @@ struct Options {
     var port = 0
     var threads: Int?
     var eventLoop = HTTPServer.Configuration.EventLoopKind.platformDefault
+    /// HTTPS with this PEM certificate (chain) and key (bench/tls).
+    var tlsCertificate: String?
+    var tlsKey: String?
 }
 
 func parseOptions() -> Options {
@@ -25,6 +29,8 @@ func parseOptions() -> Options {
         case "--host": options.host = arguments.next() ?? options.host
         case "--port": options.port = Int(arguments.next() ?? "") ?? 0
         case "--threads": options.threads = Int(arguments.next() ?? "")
+        case "--tls-cert": options.tlsCertificate = arguments.next()
+        case "--tls-key": options.tlsKey = arguments.next()
         case "--event-loop":
             guard let kind = HTTPServer.Configuration.EventLoopKind(rawValue: arguments.next() ?? "") else {
                 FileHandle.standardError.write(Data("--event-loop: epoll or dispatch\n".utf8))
@@ -62,6 +68,9 @@ var configuration = HTTPServer.Configuration(host: options.host, port: options.p
 if let threads = options.threads { configuration.workerThreads = threads }
 configuration.eventLoop = options.eventLoop
 configuration.limits.maxRequestsPerConnection = 1_000_000
+if let certificate = options.tlsCertificate, let key = options.tlsKey {
+    configuration.tls = HTTPServer.Configuration.TLS(certificateChainFile: certificate, privateKeyFile: key)
+}
 let server = HTTPServer(configuration: configuration, logger: HTTPStderrLogSink()) { request in
     if let body = routes[request.path] {
         return .response(.prepared(body))
