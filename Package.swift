@@ -107,8 +107,9 @@ let package = Package(
 
         // libFuzzer targets (docs/fuzzing.md): `scripts/fuzz` builds them into .build/fuzz with libFuzzer and
         // AddressSanitizer; in a normal build each one replays the saved inputs given as arguments.
-        .target(name: "FuzzSupport", path: "Tests/Fuzz/FuzzSupport", swiftSettings: strict),
+        .target(name: "FuzzSupport", dependencies: ["HTTPCore"], path: "Tests/Fuzz/FuzzSupport", swiftSettings: strict),
         fuzzTarget("http-parser"), fuzzTarget("cursor"), fuzzTarget("page-decoder"), fuzzTarget("config-headers"),
+        fuzzTarget("http-over-tls"),
     ]
 )
 

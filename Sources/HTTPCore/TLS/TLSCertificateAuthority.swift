@@ -205,22 +205,28 @@ public enum TLSCertificateAuthority {
     }
 
     static func readCertificate(_ pem: String) throws(TLSError) -> OpaquePointer {
-        let bytes = Array(pem.utf8)
-        guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { throw TLSError.openSSL("TLS: memory") }
-        defer { BIO_free(bio) }
-        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
+        guard let certificate = withMemoryBIO(pem, { PEM_read_bio_X509($0, nil, nil, nil) }) else {
             throw TLSError.openSSL("TLS: not a PEM certificate")
         }
         return certificate
     }
 
     static func readKey(_ pem: String) throws(TLSError) -> OpaquePointer {
-        let bytes = Array(pem.utf8)
-        guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { throw TLSError.openSSL("TLS: memory") }
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+        guard let key = withMemoryBIO(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
             throw TLSError.openSSL("TLS: not a PEM private key")
         }
         return key
+    }
+
+    /// Runs `read` on a read-only memory BIO over `text`'s bytes. `BIO_new_mem_buf` does not copy: the BIO is used
+    /// and freed while the bytes are pinned (found by `fuzz-http-over-tls` under AddressSanitizer: a BIO made from
+    /// an array's temporary pointer read freed memory).
+    private static func withMemoryBIO(_ text: String, _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { buffer -> OpaquePointer? in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return read(bio)
+        }
     }
 }

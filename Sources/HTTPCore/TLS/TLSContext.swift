@@ -8,7 +8,7 @@ import Synchronization
 /// handshake.
 // @unchecked Sendable: the context pointer and file state live in a Mutex; an `SSL_CTX` may be used by several
 // threads at once to make sessions (OpenSSL locks its own shared state).
-final class TLSContext: @unchecked Sendable {
+package final class TLSContext: @unchecked Sendable {
     /// An `SSL_CTX`, reference-counted by OpenSSL and safe to share between threads.
     // @unchecked Sendable: OpenSSL locks a context's shared state itself.
     private struct Context: @unchecked Sendable {
@@ -43,7 +43,7 @@ final class TLSContext: @unchecked Sendable {
     /// When the files are looked at next (loop clock): read without the lock on every accept.
     private let nextCheck = Atomic<UInt64>(0)
 
-    init(_ configuration: HTTPServer.Configuration.TLS) throws(TLSError) {
+    package init(_ configuration: HTTPServer.Configuration.TLS) throws(TLSError) {
         self.configuration = configuration
         interval = configuration.reloadInterval.nanoseconds
         let files = FileSignature(configuration)
@@ -56,7 +56,7 @@ final class TLSContext: @unchecked Sendable {
 
     /// A session for a newly accepted socket; `nil` when OpenSSL cannot allocate one. The context is referenced
     /// under the lock (a reload releases the old one) and the session made outside it.
-    func makeSession(fd: Int32) -> TLSSession? {
+    package func makeSession(fd: Int32) -> TLSSession? {
         let context = state.withLock { state -> Context in
             SSL_CTX_up_ref(state.context.pointer)
             return state.context

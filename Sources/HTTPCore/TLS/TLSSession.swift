@@ -3,8 +3,8 @@ import CCrypto
 /// One connection's TLS state: an OpenSSL `SSL` on the connection's non-blocking socket. Every call returns at
 /// once; what OpenSSL needs next (the socket readable or writable) comes back as the result, and the connection's
 /// loop waits for that readiness, so a handshake never holds a thread.
-final class TLSSession {
-    enum Result: Equatable {
+package final class TLSSession {
+    package enum Result: Equatable {
         /// Bytes read or written (a handshake step: done).
         case bytes(Int)
         /// Call again once the socket is readable.
@@ -20,7 +20,7 @@ final class TLSSession {
     private let ssl: OpaquePointer
     /// Set while a write must be retried: OpenSSL wants the same bytes again.
     var retryLength: Int?
-    private(set) var handshakeDone = false
+    package private(set) var handshakeDone = false
     /// A read that must wait for the socket to be writable (a TLS 1.3 key update answered into a full send buffer).
     private(set) var readWantsWritable = false
     /// A write that must wait for the socket to be readable.
@@ -28,7 +28,7 @@ final class TLSSession {
     /// A fatal error happened: no close_notify may be sent any more (`SSL_shutdown` is not allowed then).
     private var fatal = false
 
-    init?(context: OpaquePointer, fd: Int32) {
+    package init?(context: OpaquePointer, fd: Int32) {
         guard let ssl = SSL_new(context) else { return nil }
         guard SSL_set_fd(ssl, fd) == 1 else {
             SSL_free(ssl)
@@ -41,7 +41,7 @@ final class TLSSession {
     deinit { SSL_free(ssl) }
 
     /// Advances the handshake; `.bytes(0)` once it is done.
-    func handshake() -> Result {
+    package func handshake() -> Result {
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
@@ -52,7 +52,7 @@ final class TLSSession {
     }
 
     /// Decrypted bytes into `buffer`.
-    func read(_ buffer: UnsafeMutableRawBufferPointer) -> Result {
+    package func read(_ buffer: UnsafeMutableRawBufferPointer) -> Result {
         ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         let outcome = result > 0 ? .bytes(Int(result)) : outcome(of: result)
@@ -62,9 +62,9 @@ final class TLSSession {
 
     /// Whether decrypted bytes are waiting inside OpenSSL (a read may return them without the socket being
     /// readable).
-    var hasBufferedBytes: Bool { SSL_pending(ssl) > 0 }
+    package var hasBufferedBytes: Bool { SSL_pending(ssl) > 0 }
 
-    func write(_ bytes: UnsafeRawBufferPointer) -> Result {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> Result {
         guard bytes.count > 0 else { return .bytes(0) }
         ERR_clear_error()
         let result = SSL_write(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
@@ -75,7 +75,7 @@ final class TLSSession {
 
     /// Sends close_notify (once; what the socket does not take is dropped: the socket closes next). Not after a
     /// fatal error, nor before the handshake is done.
-    func notifyClose() {
+    package func notifyClose() {
         guard handshakeDone, !fatal else { return }
         fatal = true
         ERR_clear_error()
@@ -84,10 +84,10 @@ final class TLSSession {
     }
 
     /// The protocol version negotiated, e.g. `TLSv1.3`.
-    var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+    package var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 
     /// Whether the handshake resumed an earlier session (a ticket or the session cache).
-    var resumed: Bool { flow_ssl_session_reused(ssl) == 1 }
+    package var resumed: Bool { flow_ssl_session_reused(ssl) == 1 }
 
     private func outcome(of result: Int32) -> Result {
         switch SSL_get_error(ssl, result) {
