@@ -11,6 +11,29 @@ import Testing
         try await FlowBFFProcess.run(arguments, directory: directory, environment: environment)
     }
 
+    @Test func certMakesTheCAOnceAndServeRefusesHTTPSWithoutFilesInProduction() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-bff-ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await run(["cert", "--ca-dir", directory.path, "--hosts", "mymac.local"])
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.contains("development CA: \(directory.path)/ca.pem (new: devices must trust it again)"))
+        #expect(first.output.contains("DNS:localhost DNS:mymac.local IP:127.0.0.1 IP:::1 IP:10.0.2.2"))
+        #expect(first.output.contains("xcrun simctl keychain booted add-root-cert \(directory.path)/ca.pem"))
+        for file in ["ca.pem", "ca.crt", "flow-bff-ca.mobileconfig", "server.pem", "server-key.pem"] {
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path), "\(file)")
+        }
+        let again = try await run(["cert", "--ca-dir", directory.path])
+        #expect(again.status == 0 && !again.output.contains("(new:"), "the CA is kept: \(again.output)")
+        #expect(again.output.contains("DNS:mymac.local"), "names asked for before stay")
+
+        let production = try await run(
+            ["serve", "--config", "config/production.json", "--tls-port", "0"],
+            environment: ["FLOW_BFF_CURSOR_KEY": String(repeating: "k", count: 32)])
+        #expect(production.status == 2)
+        #expect(production.errors.contains("tls.certificateFile: invalid_value"), "\(production.errors)")
+        #expect(production.errors.contains("serve --dev --tls"))
+    }
+
     @Test func checkPassesOnTheBundledPages() async throws {
         let result = try await run(["check"])
         #expect(result.status == 0, "\(result.errors)")

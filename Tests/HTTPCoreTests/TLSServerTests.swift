@@ -153,10 +153,8 @@ struct TLSServerTests {
     ) async throws {
         let files = try Files()
         defer { files.remove() }
-        let configuration = files.configuration {
-            $0.eventLoop = kind
-            $0.tls?.reloadInterval = .milliseconds(200)
-        }
+        // The default reload interval (500 ms): a second after the files changed, a new connection has the new pair.
+        let configuration = files.configuration { $0.eventLoop = kind }
         try await withServer(configuration, responder: Self.router) { server in
             let thread = BlockingThread(name: "tls-client")
             defer { thread.finish() }
@@ -167,7 +165,7 @@ struct TLSServerTests {
             // Rotated: a new certificate and key.
             let rotated = try files.issue()
             try files.install(rotated)
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .seconds(1))
             let fresh = try TLSTestClient(host: "127.0.0.1", port: server.port, trusting: files.caFile)
             let presented = try await thread.run { try fresh.peerCertificatePEM() }
             #expect(presented == rotated.certificatePEM)
@@ -177,7 +175,7 @@ struct TLSServerTests {
 
             // A half-done rotation (a new certificate with the old key) does not load: the last good pair stays.
             try files.install(try files.issue(), key: rotated.privateKeyPEM)
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .seconds(1))
             let after = try TLSTestClient(host: "127.0.0.1", port: server.port, trusting: files.caFile)
             #expect(try await thread.run { try after.peerCertificatePEM() } == rotated.certificatePEM)
             #expect(try await thread.run { try after.get("/hello") }.status == 200)
