@@ -82,17 +82,7 @@ public final class TLSTestClient: @unchecked Sendable {
         try connect()
         guard let certificate = SSL_get1_peer_certificate(ssl) else { throw TLSTestClientError("no certificate") }
         defer { X509_free(certificate) }
-        guard let bio = BIO_new(BIO_s_mem()) else { throw TLSTestClientError("BIO_new") }
-        defer { BIO_free(bio) }
-        PEM_write_bio_X509(bio, certificate)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = BIO_read(bio, &chunk, Int32(chunk.count))
-            if count <= 0 { break }
-            bytes += chunk[0..<Int(count)]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return TLSCertificateAuthority.pem(ofCertificate: certificate)
     }
 
     /// The negotiated protocol version (`TLSv1.3`) and ALPN protocol (`http/1.1`, or empty).

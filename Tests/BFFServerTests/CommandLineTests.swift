@@ -12,7 +12,8 @@ import Testing
     }
 
     @Test func certMakesTheCAOnceAndServeRefusesHTTPSWithoutFilesInProduction() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-bff-ca-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "flow-bff-ca-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try await run(["cert", "--ca-dir", directory.path, "--hosts", "mymac.local"])
         #expect(first.status == 0, "\(first.errors)")

@@ -193,6 +193,14 @@ public enum TLSCertificateAuthority {
         return TLSIdentity(certificatePEM: certificatePEM, privateKeyPEM: drain(bio))
     }
 
+    /// The PEM text of an X.509 certificate (`X509 *`); empty if it cannot be encoded.
+    package static func pem(ofCertificate certificate: OpaquePointer) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { return "" }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_X509(bio, certificate) == 1 else { return "" }
+        return drain(bio)
+    }
+
     static func drain(_ bio: OpaquePointer) -> String {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
