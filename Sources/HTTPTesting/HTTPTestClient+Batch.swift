@@ -8,6 +8,8 @@ extension HTTPTestClient {
 
         public func send(_ text: String) throws { try connection.send(Array(text.utf8)) }
 
+        public func send(raw bytes: [UInt8]) throws { try connection.send(bytes) }
+
         /// The next response, interim ones included; `nil` when the connection closed before any byte of it.
         public func readResponse(method: String = "GET") throws -> Response? {
             try connection.readResponse(method: method, interim: true)
