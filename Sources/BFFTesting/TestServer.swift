@@ -3,6 +3,7 @@ import BFFServer
 import Foundation
 import HTTPCore
 import PageModel
+import Synchronization
 
 /// Starts a flow-bff server on an ephemeral loopback port, runs `body` with its base URL, then shuts it down.
 ///
@@ -28,6 +29,9 @@ public func withTestServer<Result>(
     {
         configuration.server.eventLoop = kind
     }
+    // The bundled pages are loaded once per configuration of them (their data templates cost ~0.1 s per load in a
+    // debug build, which dozens of servers on one pinned core would spend again and again).
+    let catalog = catalog ?? (pages == nil ? TestServer.bundledCatalog(configuration.pages) : nil)
     let service = try makeServer(
         configuration: configuration, catalog: catalog, log: log,
         idempotencyStore: RedisIdempotencyStore.configured(by: configuration))
@@ -52,6 +56,16 @@ public struct TestServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { service.baseURL }
     public var port: Int { service.port }
+
+    private static let bundledCatalogs = Mutex<[BFFConfiguration.Pages: PageCatalog]>([:])
+
+    /// The bundled pages as `PageCatalog.load` reads them with `defaults`, loaded once per test process.
+    static func bundledCatalog(_ defaults: BFFConfiguration.Pages) -> PageCatalog {
+        if let catalog = bundledCatalogs.withLock({ $0[defaults] }) { return catalog }
+        let catalog = PageCatalog.load(directory: bundledPages, defaults: defaults)
+        bundledCatalogs.withLock { $0[defaults] = catalog }
+        return catalog
+    }
 
     /// The repository's bundled `pages/` directory.
     public static let bundledPages: String = {
