@@ -69,10 +69,6 @@ static inline const char *flow_ssl_alpn_selected(const SSL *ssl, unsigned int *l
     return (const char *)data;
 }
 
-static inline long flow_ssl_session_reused(SSL *ssl) {
-    return SSL_session_reused(ssl);
-}
-
 static inline long flow_ssl_set_sni(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }

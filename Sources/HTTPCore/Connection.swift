@@ -212,8 +212,6 @@ final class Connection {
         }
         parser.append(UnsafeRawBufferPointer(start: loop.readBuffer.baseAddress, count: count))
         if phase == .reading { processRequests() } else { updateInterest() }
-        // Decrypted bytes OpenSSL holds are not announced by the socket: read them now.
-        if let tls, tls.hasBufferedBytes, phase == .reading, interest.contains(.readable) { onReadable() }
     }
 
     private func onWritable() {

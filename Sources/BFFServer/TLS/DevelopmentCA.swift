@@ -63,25 +63,24 @@ public struct DevelopmentCA: Sendable {
         defer { close(lock) }
         flock(lock, LOCK_EX)
 
-        var createdAuthority = false
-        var authority: TLSIdentity?
-        if let certificate = try? String(contentsOfFile: caCertificateFile, encoding: .utf8),
-            let key = try? String(contentsOfFile: caKeyFile, encoding: .utf8)
-        {
-            let found = TLSIdentity(certificatePEM: certificate, privateKeyPEM: key)
-            if TLSCertificateAuthority.isValid(found) { authority = found }
-        }
-        if authority == nil {
+        // The CA there, if its key matches it; else a new one (devices must then trust it again).
+        let found = (try? String(contentsOfFile: caCertificateFile, encoding: .utf8)).flatMap { certificate in
+            (try? String(contentsOfFile: caKeyFile, encoding: .utf8)).map {
+                TLSIdentity(certificatePEM: certificate, privateKeyPEM: $0)
+            }
+        }.flatMap { TLSCertificateAuthority.isValid($0) ? $0 : nil }
+        let createdAuthority = found == nil
+        let authority: TLSIdentity
+        if let found {
+            authority = found
+        } else {
             let owner = ProcessInfo.processInfo.environment["USER"].map { "\($0)@" } ?? ""
-            let made = try TLSCertificateAuthority.makeAuthority(
+            authority = try TLSCertificateAuthority.makeAuthority(
                 commonName: "flow-bff development CA (\(owner)\(ProcessInfo.processInfo.hostName))")
             try? files.removeItem(atPath: namesFile)
-            try write(made.privateKeyPEM, to: caKeyFile, secret: true)
-            try write(made.certificatePEM, to: caCertificateFile, secret: false)
-            authority = made
-            createdAuthority = true
+            try write(authority.privateKeyPEM, to: caKeyFile, secret: true)
+            try write(authority.certificatePEM, to: caCertificateFile, secret: false)
         }
-        guard let authority else { fatalError("unreachable: a CA was found or made") }
         try writeExports(authority, replacing: createdAuthority)
 
         let recorded = (try? String(contentsOfFile: namesFile, encoding: .utf8)) ?? ""

@@ -51,7 +51,9 @@ package final class TLSSession {
         return outcome(of: result)
     }
 
-    /// Decrypted bytes into `buffer`.
+    /// Decrypted bytes into `buffer`. Without read-ahead OpenSSL takes one record at a time from the socket and
+    /// a 64 KiB buffer holds a whole one, so nothing stays inside OpenSSL unannounced: what is left of the stream is
+    /// still in the socket, and the loop hears of it.
     package func read(_ buffer: UnsafeMutableRawBufferPointer) -> Result {
         ERR_clear_error()
         let result = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
@@ -59,10 +61,6 @@ package final class TLSSession {
         readWantsWritable = outcome == .wantWrite
         return outcome
     }
-
-    /// Whether decrypted bytes are waiting inside OpenSSL (a read may return them without the socket being
-    /// readable).
-    package var hasBufferedBytes: Bool { SSL_pending(ssl) > 0 }
 
     package func write(_ bytes: UnsafeRawBufferPointer) -> Result {
         guard bytes.count > 0 else { return .bytes(0) }
@@ -82,12 +80,6 @@ package final class TLSSession {
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
     }
-
-    /// The protocol version negotiated, e.g. `TLSv1.3`.
-    package var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
-
-    /// Whether the handshake resumed an earlier session (a ticket or the session cache).
-    package var resumed: Bool { flow_ssl_session_reused(ssl) == 1 }
 
     private func outcome(of result: Int32) -> Result {
         switch SSL_get_error(ssl, result) {

@@ -73,8 +73,7 @@ enum HTTPOverTLSFuzzTarget {
             drain(client)
             switch session.handshake() {
             case .bytes, .closed, .failed: return
-            case .wantRead, .wantWrite:
-                fuzzCheck(!closed || offset < bytes.count || true, "")
+            case .wantRead, .wantWrite: break
             }
             if closed {
                 // Everything sent and the client's side closed: one more step must end the handshake.
