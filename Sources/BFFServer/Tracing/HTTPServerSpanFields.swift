@@ -33,6 +33,17 @@ struct HTTPServerSpanFields: Sendable, Hashable {
     /// `client.address`, `http.response.status_code`, `http.route`, and `error.type` for a 5xx. Generic, so that
     /// the protobuf encoder writes each one where it is found (no attribute value made).
     func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(_ sink: inout Sink) {
+        Self.visitAttributes(
+            method: method, path: path, version: version, requestHeaders: requestHeaders, peer: peer, status: status,
+            route: route, &sink)
+    }
+
+    /// ``visitAttributes(_:)`` of these fields where they are (a server span's encoder gives HTTPCore's access
+    /// entry's, no copy made).
+    static func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(
+        method: HTTPMethod, path: String, version: HTTPVersion, requestHeaders: borrowing HTTPFields, peer: String?,
+        status: Int, route: ServerRoute?, _ sink: inout Sink
+    ) {
         if method == .get {
             sink.attribute(Self.get)
         } else if method == .post {

@@ -142,17 +142,42 @@ public final class OTLPSpanExporter: SpanSink {
 
     /// Encodes `span` into the open batch of `lane` (the event loop it ended on; `nil` off the loops), or counts it
     /// dropped when the queue is full. Never blocks on I/O; the lock it takes is its loop's own.
-    public func record(_ span: borrowing SpanData, lane: Int?) {
+    func record(_ span: SpanData, lane: Int?) {
+        let format = configuration.exportProtocol
+        enqueue(lane: lane) { encoder.encodeSpan(span, as: format, into: &$0) }
+    }
+
+    /// A server span, encoded from its access entry (``OTLPTraceEncoder/encodeServerSpan(_:_:route:start:end:into:)``)
+    /// into the batch of the loop it ended on; in JSON, as a record.
+    func recordServer(
+        _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64
+    ) {
+        guard configuration.exportProtocol == .httpProtobuf else {
+            return record(span.serverData(entry, route: route, start: start, end: end), lane: entry.loop)
+        }
+        // The closure captures the fields it needs, not the entry: capturing that copies it (a dozen references).
+        let (method, version, status) = (entry.method, entry.version, entry.status)
+        let (headers, peer) = (entry.requestHeaders, entry.remoteAddress)
+        enqueue(lane: entry.loop) {
+            encoder.encodeServerSpan(
+                span, method: method, version: version, requestHeaders: headers, peer: peer, status: status,
+                route: route, start: start, end: end, into: &$0)
+        }
+    }
+
+    /// Has `encode` append one span to the open batch of `lane` (a JSON element after a comma), unless the queue is
+    /// full; hands the batch to the worker when that fills it.
+    private func enqueue(lane: Int?, _ encode: (inout ProtobufWriter) -> Void) {
         guard queued.add(1, ordering: .relaxed).oldValue < configuration.queueSize else {
             queued.subtract(1, ordering: .relaxed)
             state.withLock { $0.droppedFull += 1 }
             return
         }
         let lane = lanes[lane.map { 1 + $0 % (lanes.count - 1) } ?? 0]
-        let format = configuration.exportProtocol
+        let json = configuration.exportProtocol == .httpJSON
         let closed = lane.open.withLock { open -> SpanBatch? in
-            if format == .httpJSON && open.count > 0 { open.spans.append(UInt8(ascii: ",")) }
-            encoder.encodeSpan(span, as: format, into: &open.spans)
+            if json && open.count > 0 { open.spans.append(UInt8(ascii: ",")) }
+            encode(&open.spans)
             open.count += 1
             guard open.count >= configuration.batchSize else { return nil }
             return open.close(capacity: Self.batchCapacity(configuration))

@@ -1,3 +1,4 @@
+import HTTPCore
 import PageModel
 
 /// Encodes spans as an OTLP `ExportTraceServiceRequest` (opentelemetry-proto `collector/trace/v1`): one
@@ -40,6 +41,40 @@ struct OTLPTraceEncoder: Sendable {
             writer.endMessage(start)
         case .httpJSON: JSONWriter().write(Self.json(span)).withUnsafeBufferPointer { writer.append($0) }
         }
+    }
+
+    /// Appends a server span (``Span/endServer(_:)``) as ``encodeSpan(_:as:into:)`` appends the record
+    /// ``Span/serverData(_:route:start:end:)`` makes, in protobuf, byte for byte — but written straight from the
+    /// span's constants and HTTPCore's access entry, no record made.
+    func encodeServerSpan(
+        _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64,
+        into writer: inout ProtobufWriter
+    ) {
+        encodeServerSpan(
+            span, method: entry.method, version: entry.version, requestHeaders: entry.requestHeaders,
+            peer: entry.remoteAddress, status: entry.status, route: route, start: start, end: end, into: &writer)
+    }
+
+    /// ``encodeServerSpan(_:_:route:start:end:into:)`` given the entry's fields it reads.
+    func encodeServerSpan(
+        _ span: Span, method: HTTPMethod, version: HTTPVersion, requestHeaders: borrowing HTTPFields, peer: String?,
+        status: Int, route: ServerRoute?, start: UInt64, end: UInt64, into writer: inout ProtobufWriter
+    ) {
+        let message = writer.beginMessage(2)  // ScopeSpans.spans
+        writer.bytes(1, bigEndian: span.traceID.high, span.traceID.low)
+        writer.bytes(2, bigEndian: span.spanID.value)
+        if let traceState = span.traceState { writer.string(3, traceState) }
+        if let parent = span.parentSpanID { writer.bytes(4, bigEndian: parent.value) }
+        writer.string(5, route?.spanName(method) ?? method.rawValue)
+        writer.varint(6, UInt64(SpanKind.server.rawValue))
+        writer.fixed64(7, start)
+        writer.fixed64(8, end)
+        HTTPServerSpanFields.visitAttributes(
+            method: method, path: span.path ?? "", version: version, requestHeaders: requestHeaders, peer: peer,
+            status: status, route: route, &writer)
+        if status >= 500 { Self.protobuf(.error("HTTP \(status)"), into: &writer) }
+        writer.fixed32(16, UInt32(span.flags))
+        writer.endMessage(message)
     }
 
     /// The request body around `spans` (``encodeSpan(_:as:into:)``'s output for one batch), and its `Content-Type`.
@@ -131,13 +166,16 @@ struct OTLPTraceEncoder: Sendable {
         writer.fixed64(8, span.endNanoseconds)
         span.http?.visitAttributes(&writer)
         for index in span.attributes.indices { writer.keyValue(9, span.attributes[index]) }
-        if span.status != .unset {
-            writer.message(15) { status in  // Status: message = 2, code = 3
-                status.string(2, span.status.message)
-                status.varint(3, UInt64(span.status.code))
-            }
-        }
+        if span.status != .unset { protobuf(span.status, into: &writer) }
         writer.fixed32(16, UInt32(span.flags))
+    }
+
+    /// A `Span.status` field.
+    private static func protobuf(_ status: SpanStatus, into writer: inout ProtobufWriter) {
+        writer.message(15) { message in  // Status: message = 2, code = 3
+            message.string(2, status.message)
+            message.varint(3, UInt64(status.code))
+        }
     }
 }
 

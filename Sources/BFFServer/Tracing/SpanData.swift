@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// A finished span, as exported: ids, name, kind, timing, attributes and status (the OTLP `Span` message's fields
 /// flow-bff fills).
 public struct SpanData: Sendable, Hashable {
@@ -80,13 +82,25 @@ public enum SpanStatus: Sendable, Hashable {
 /// Where finished spans go: the batching OTLP exporter (``OTLPSpanExporter``), or a test's memory.
 /// Called on event loops and in tasks: must be cheap, thread-safe and never block. A class (one reference to copy
 /// where a span ends).
-public protocol SpanSink: AnyObject, Sendable {
+protocol SpanSink: AnyObject, Sendable {
     /// Takes a finished span. `lane`: the index of the event loop it ended on (a server span), or `nil` when it
     /// ended elsewhere (in a task) — a sink may keep state per loop, so that loops do not share a lock.
-    func record(_ span: borrowing SpanData, lane: Int?)
+    func record(_ span: SpanData, lane: Int?)
+
+    /// Takes a finished server span: its ids in `span`, the rest in HTTPCore's access `entry` (its loop is the
+    /// lane), the contract's `route` when there is one, and its wall-clock `start` and `end`. Default: the record
+    /// ``Span/serverData(_:route:start:end:)`` makes, to ``record(_:lane:)``.
+    func recordServer(
+        _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64)
 }
 
 extension SpanSink {
     /// A span that ended off the event loops.
-    public func record(_ span: borrowing SpanData) { record(span, lane: nil) }
+    func record(_ span: SpanData) { record(span, lane: nil) }
+
+    func recordServer(
+        _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64
+    ) {
+        record(span.serverData(entry, route: route, start: start, end: end), lane: entry.loop)
+    }
 }

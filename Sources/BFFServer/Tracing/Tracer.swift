@@ -18,19 +18,46 @@ public final class Tracer: Sendable {
     public let sampler: TraceSampler
     let sink: any SpanSink
     /// Wall-clock nanoseconds since 1970.
-    let now: @Sendable () -> UInt64
+    let clock: @Sendable () -> UInt64
+    /// The wall clock minus HTTPCore's monotonic clock (wrapping), read again at most once a second
+    /// (``anchorLifetime``): a span's times are monotonic readings plus this anchor, so a server span, whose times
+    /// HTTPCore already read, reads no clock, and the spans of one request are timed on one clock.
+    private let anchor = Atomic<UInt64>(0)
+    /// When the anchor is read again, on the monotonic clock.
+    private let anchorExpiry = Atomic<UInt64>(0)
+    static let anchorLifetime: UInt64 = 1_000_000_000
 
     /// - Parameters:
     ///   - sampler: which traces are recorded. Default `parentbased_always_on`.
     ///   - sink: where finished spans go.
     ///   - clock: wall-clock nanoseconds since 1970 (tests inject one). Default the system's real-time clock.
-    public init(
+    init(
         sampler: TraceSampler = TraceSampler(), sink: any SpanSink,
         clock: @escaping @Sendable () -> UInt64 = Tracer.wallClock
     ) {
         self.sampler = sampler
         self.sink = sink
-        self.now = clock
+        self.clock = clock
+        let wall = clock()
+        let now = HTTPAccessLogEntry.monotonicNanoseconds()
+        anchor.store(wall &- now, ordering: .relaxed)
+        anchorExpiry.store(now &+ Self.anchorLifetime, ordering: .relaxed)
+    }
+
+    /// Wall-clock nanoseconds since 1970, now.
+    func now() -> UInt64 { wallNanoseconds(monotonic: HTTPAccessLogEntry.monotonicNanoseconds()) }
+
+    /// The wall-clock time of the monotonic reading `monotonic` (``HTTPAccessLogEntry/monotonicNanoseconds()``),
+    /// reading the wall clock again when the anchor is a second old.
+    func wallNanoseconds(monotonic: UInt64) -> UInt64 {
+        if monotonic >= anchorExpiry.load(ordering: .relaxed) {
+            // Two loops may both renew it: either anchor is right (the one made in `init` is never zero).
+            let wall = clock()
+            let now = HTTPAccessLogEntry.monotonicNanoseconds()
+            anchor.store(wall &- now, ordering: .relaxed)
+            anchorExpiry.store(now &+ Self.anchorLifetime, ordering: .relaxed)
+        }
+        return monotonic &+ anchor.load(ordering: .relaxed)
     }
 
     /// `CLOCK_REALTIME` in nanoseconds.
@@ -69,8 +96,8 @@ public final class Tracer: Sendable {
         }
     }
 
-    /// The server span of `request` (kind SERVER, named by its method until ``Span/endServer(_:)`` learns the
-    /// route and its start), continuing the request's `traceparent` when it is valid; `nil` when the sampler does
+    /// The server span of `request` (kind SERVER, ended by ``Span/endServer(_:)``, which learns its route, start
+    /// and end), continuing the request's `traceparent` when it is valid; `nil` when the sampler does
     /// not keep the trace. Its `tracestate` is passed on verbatim when `traceparent` is valid and it is at most 512
     /// bytes.
     func serverSpan(_ request: borrowing HTTPRequest) -> Span? {
@@ -80,38 +107,9 @@ public final class Tracer: Sendable {
         let traceID = parent?.traceID ?? newTraceID()
         guard sampler.shouldSample(traceID, parent: parent) else { return nil }
         return Span(
-            tracer: self, path: request.path,
-            data: SpanData(
-                traceID: traceID, spanID: newSpanID(), parentSpanID: parent?.spanID,
-                traceState: parent == nil ? nil : tracestate.flatMap { $0.utf8.count <= 512 ? $0 : nil },
-                flags: 1, name: request.method.rawValue, kind: .server, startNanoseconds: 0, endNanoseconds: 0,
-                attributes: [], status: .unset))
-    }
-}
-
-extension Span: HTTPResponseObserver {
-    /// A server span observes its response: ending with what was sent, naming itself in the access log.
-    func responseSent(_ entry: HTTPAccessLogEntry) { endServer(entry) }
-
-    var trace: HTTPTraceIDs? { HTTPTraceIDs(traceHigh: traceID.high, traceLow: traceID.low, span: spanID.value) }
-
-    /// Ends a server span with what HTTPCore wrote: the status and the route, which names the span
-    /// (`GET /v1/pages/{pageID}`) and sets `http.route` for the contract's routes; 5xx is an error.
-    func endServer(_ entry: HTTPAccessLogEntry) {
-        end(lane: entry.loop) { data in
-            let route = entry.route.flatMap(ServerRoute.named)
-            if let route { data.name = route.spanName(entry.method) }
-            data.http = HTTPServerSpanFields(entry, path: path ?? "", route: route)
-            // It started when the loop woke for the request's bytes: no clock read at the start. The time since then
-            // is read now, after the end time, so a thread preempted between HTTPCore's entry and this line cannot
-            // move the start past the spans inside it.
-            let elapsed =
-                entry.startMonotonicNanoseconds == 0
-                ? entry.durationNanoseconds
-                : HTTPAccessLogEntry.monotonicNanoseconds() &- entry.startMonotonicNanoseconds
-            data.startNanoseconds = data.endNanoseconds &- min(elapsed, data.endNanoseconds)
-            if entry.status >= 500 { data.status = .error("HTTP \(entry.status)") }
-        }
+            tracer: self, server: traceID, spanID: newSpanID(), parent: parent?.spanID,
+            traceState: parent == nil ? nil : tracestate.flatMap { $0.utf8.count <= 512 ? $0 : nil },
+            path: request.path)
     }
 }
 

@@ -1,6 +1,7 @@
 import HTTPCore
 import HTTPTesting
 import PageModel
+import Synchronization
 import Testing
 
 @testable import BFFServer
@@ -108,6 +109,69 @@ import Testing
             together.bytes.indices.filter { together.bytes[$0...].starts(with: needle) }.count
         }
         #expect(count(Array("api.example".utf8)) == 4)
+    }
+
+    /// A server span is encoded from its access entry (no record made): byte for byte what the record it stands
+    /// for encodes to — root or child span, with or without `tracestate`, GET, POST or another method, 200, 404 or
+    /// 503, a contract route or none, with and without `Host`, `User-Agent` and a peer, HTTP/1.0 or 1.1.
+    @Test func aServerSpanEncodedFromItsEntryIsTheRecordItStandsFor() {
+        final class Memory: SpanSink {
+            let spans = Mutex<[SpanData]>([])
+            func record(_ span: SpanData, lane: Int?) { spans.withLock { $0.append(span) } }
+        }
+        let memory = Memory()
+        let tracer = Tracer(sink: memory)
+        let encoder = OTLPTraceEncoder(serviceName: "s", serviceVersion: "")
+        let cases: [(HTTPMethod, Int, String?, HTTPFields, String?, HTTPVersion, SpanID?, String?)] = [
+            (
+                .get, 200, "page", ["Host": "api.example:8443", "User-Agent": "App/1"], "127.0.0.1:5000", .http11, nil,
+                nil
+            ),
+            (.post, 503, "action", ["host": "[::1]:9"], "[::1]:41000", .http11, SpanID(7), "vendor=1"),
+            (.get, 404, nil, [:], nil, .http10, SpanID(9), nil),
+            (.put, 500, "nextPage", ["User-Agent": "curl/8"], "10.0.2.2:1", .http11, nil, nil),
+        ]
+        for (index, (method, status, route, headers, peer, version, parent, state)) in cases.enumerated() {
+            var entry = HTTPAccessLogEntry.answered(
+                method: method, target: "/v1/pages/feed?x=1", version: version, status: status, bodyBytes: 10,
+                gzip: false, remoteAddress: peer, durationNanoseconds: 2_000, route: route, requestID: nil)
+            entry.requestHeaders = headers
+            entry.loop = index
+            let span = Span(
+                tracer: tracer, server: TraceID(high: 0xAB, low: UInt64(index + 1)),
+                spanID: SpanID(UInt64(100 + index)),
+                parent: parent, traceState: state, path: "/v1/pages/feed")
+            let serverRoute = route.flatMap(ServerRoute.named)
+            var direct = ProtobufWriter()
+            encoder.encodeServerSpan(span, entry, route: serverRoute, start: 1_000, end: 3_000, into: &direct)
+            var viaRecord = ProtobufWriter()
+            let record = span.serverData(entry, route: serverRoute, start: 1_000, end: 3_000)
+            encoder.encodeSpan(record, as: .httpProtobuf, into: &viaRecord)
+            #expect(direct.bytes == viaRecord.bytes, "case \(index)")
+            #expect(record.kind == .server)
+            #expect(record.status == (status >= 500 ? .error("HTTP \(status)") : .unset))
+        }
+        #expect(
+            Span(
+                tracer: tracer, server: TraceID(high: 1, low: 1), spanID: SpanID(1), parent: nil, traceState: nil,
+                path: "/"
+            ).traceParent.flags == 1)
+        // A server span ends once, through its response; its record goes to a sink without an encoding of its own.
+        let span = Span(
+            tracer: tracer, server: TraceID(high: 1, low: 2), spanID: SpanID(3), parent: nil, traceState: nil,
+            path: "/v1/pages/feed")
+        let entry = HTTPAccessLogEntry.answered(
+            method: .get, target: "/v1/pages/feed", version: .http11, status: 200, bodyBytes: 1, gzip: false,
+            remoteAddress: nil, durationNanoseconds: 5_000, route: "page", requestID: nil)
+        span.end()
+        span.responseSent(entry)
+        span.responseSent(entry)
+        let recorded = memory.spans.withLock { $0 }
+        #expect(recorded.count == 1)
+        #expect(recorded.first?.name == "GET /v1/pages/{pageID}")
+        #expect(recorded.first.map { $0.endNanoseconds - $0.startNanoseconds } == 5_000)
+        let wall = Tracer.wallClock()
+        #expect(recorded.first.map { $0.endNanoseconds <= wall && $0.endNanoseconds + 60_000_000_000 > wall } == true)
     }
 
     @Test func aFullQueueDropsAndAFailedExportIsCountedLoggedAndNotFatal() async throws {
