@@ -37,4 +37,21 @@ if [ $# -ge 2 ]; then
     bins=("$WORK/base" "${bins[@]}")
 fi
 chmod +x "${bins[@]}"
-"$ROOT/bench/pages/cputime.sh" "${bins[@]}"
+"$ROOT/bench/pages/cputime.sh" "${bins[@]}" | tee "$WORK/cputime.txt"
+
+# The rounds of the two columns alternate (off, on, off, on, …): each on round is divided by the off round just
+# before it, so load that drifts over the run cancels, and the median of those ratios is printed beside the ratio
+# of the medians.
+python3 - "$WORK/cputime.txt" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]).read().splitlines()[1:]:
+    label, binary, rest = line[:18].strip(), line[19:43].strip(), line[43:].split()
+    rows[(label, binary)] = (float(rest[0]), [float(value) for value in rest[2:]])
+print("\ntracing on ÷ off (target ≤ 1.15)   ratio of medians   median of paired rounds (min–max)")
+for label in dict.fromkeys(label for label, _ in rows):
+    off, on = rows.get((label, "tracing-off")), rows.get((label, "tracing-on"))
+    if not off or not on: continue
+    paired = [b / a for a, b in zip(off[1], on[1])]
+    print(f"{label:<34} {on[0] / off[0]:17.2f} {statistics.median(paired):18.2f} ({min(paired):.2f}–{max(paired):.2f})")
+PY

@@ -20,7 +20,6 @@ public final class OTLPSpanExporter: SpanSink {
         /// Full batches waiting for the exporter's task.
         var full: [SpanBatch] = []
         var exported: UInt64 = 0
-        var droppedFull: UInt64 = 0
         var droppedFailed: UInt64 = 0
         /// Whether a full batch already woke the worker (one wake-up per batch).
         var woken = false
@@ -42,6 +41,8 @@ public final class OTLPSpanExporter: SpanSink {
     private let lanes: [Lane]
     /// Spans in the open and full batches: what the queue bound counts.
     private let queued = Atomic<Int>(0)
+    /// Spans dropped because the queue was full: counted without a lock, as a loop may drop one per request.
+    private let droppedFull = Atomic<UInt64>(0)
     private let wake: AsyncStream<Void>.Continuation
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
@@ -170,7 +171,7 @@ public final class OTLPSpanExporter: SpanSink {
     private func enqueue(lane: Int?, _ encode: (inout ProtobufWriter) -> Void) {
         guard queued.add(1, ordering: .relaxed).oldValue < configuration.queueSize else {
             queued.subtract(1, ordering: .relaxed)
-            state.withLock { $0.droppedFull += 1 }
+            droppedFull.add(1, ordering: .relaxed)
             return
         }
         let lane = lanes[lane.map { 1 + $0 % (lanes.count - 1) } ?? 0]
@@ -294,14 +295,15 @@ public final class OTLPSpanExporter: SpanSink {
 
     /// Spans dropped so far: queue full, and export failed.
     public var droppedCount: (queueFull: UInt64, exportFailed: UInt64) {
-        state.withLock { ($0.droppedFull, $0.droppedFailed) }
+        (droppedFull.load(ordering: .relaxed), state.withLock { $0.droppedFailed })
     }
 
     /// `flow_bff_trace_spans_exported_total`, `flow_bff_trace_spans_dropped_total{reason}` and
     /// `flow_bff_trace_queue_spans`.
     var families: [MetricFamily] {
         let queued = queued.load(ordering: .relaxed)
-        let state = state.withLock { ($0.exported, $0.droppedFull, $0.droppedFailed, queued) }
+        let droppedFull = droppedFull.load(ordering: .relaxed)
+        let state = state.withLock { ($0.exported, droppedFull, $0.droppedFailed, queued) }
         return [
             MetricFamily(
                 "flow_bff_trace_spans_exported_total", .counter, help: "Spans the OTLP endpoint accepted.",
