@@ -174,6 +174,35 @@ import Testing
         #expect(recorded.first.map { $0.endNanoseconds <= wall && $0.endNanoseconds + 60_000_000_000 > wall } == true)
     }
 
+    /// Span times are monotonic readings plus a wall-clock anchor: the wall clock is read when the tracer is made
+    /// and again only once a reading is a second past the last one, and a reading maps to the wall clock it stands for.
+    @Test func spanTimesAreMonotonicReadingsAnchoredToTheWallClockOnceASecond() {
+        final class Memory: SpanSink {
+            func record(_ span: SpanData, lane: Int?) {}
+        }
+        let reads = Atomic<Int>(0)
+        let wall: UInt64 = 1_700_000_000_000_000_000
+        let tracer = Tracer(sink: Memory()) {
+            reads.add(1, ordering: .relaxed)
+            return wall
+        }
+        #expect(reads.load(ordering: .relaxed) == 1)
+        let now = HTTPAccessLogEntry.monotonicNanoseconds()
+        let mapped = tracer.wallNanoseconds(monotonic: now)
+        // The anchor was taken a moment before `now`: the mapped time is the injected wall clock plus that moment.
+        #expect(mapped >= wall && mapped - wall < 1_000_000_000)
+        #expect(tracer.wallNanoseconds(monotonic: now + 5_000) == mapped + 5_000)
+        #expect(reads.load(ordering: .relaxed) == 1, "within the second: no clock read")
+        let later = now + 2 * Tracer.anchorLifetime
+        _ = tracer.wallNanoseconds(monotonic: later)
+        #expect(reads.load(ordering: .relaxed) == 2, "a reading past the anchor's second reads the wall clock again")
+        // Renewed (the injected wall clock still says `wall`): a reading taken now maps to it plus a moment, without
+        // another read.
+        let remapped = tracer.wallNanoseconds(monotonic: HTTPAccessLogEntry.monotonicNanoseconds())
+        #expect(remapped >= wall && remapped - wall < 1_000_000_000)
+        #expect(reads.load(ordering: .relaxed) == 2)
+    }
+
     @Test func aFullQueueDropsAndAFailedExportIsCountedLoggedAndNotFatal() async throws {
         var configuration = BFFConfiguration.Tracing()
         // Port 1 on loopback refuses: every export fails at once.
