@@ -148,7 +148,7 @@ public final class OTLPSpanExporter: SpanSink {
         enqueue(lane: lane) { encoder.encodeSpan(span, as: format, into: &$0) }
     }
 
-    /// A server span, encoded from its access entry (``OTLPTraceEncoder/encodeServerSpan(_:_:route:start:end:into:)``)
+    /// A server span, encoded from its access entry (``OTLPTraceEncoder/encodeServerSpan(_:method:version:requestHeaders:peer:status:route:start:end:into:)``)
     /// into the batch of the loop it ended on; in JSON, as a record.
     func recordServer(
         _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64

@@ -45,17 +45,7 @@ struct OTLPTraceEncoder: Sendable {
 
     /// Appends a server span (``Span/endServer(_:)``) as ``encodeSpan(_:as:into:)`` appends the record
     /// ``Span/serverData(_:route:start:end:)`` makes, in protobuf, byte for byte — but written straight from the
-    /// span's constants and HTTPCore's access entry, no record made.
-    func encodeServerSpan(
-        _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64,
-        into writer: inout ProtobufWriter
-    ) {
-        encodeServerSpan(
-            span, method: entry.method, version: entry.version, requestHeaders: entry.requestHeaders,
-            peer: entry.remoteAddress, status: entry.status, route: route, start: start, end: end, into: &writer)
-    }
-
-    /// ``encodeServerSpan(_:_:route:start:end:into:)`` given the entry's fields it reads.
+    /// span's constants and the fields of HTTPCore's access entry it reads, no record made.
     func encodeServerSpan(
         _ span: Span, method: HTTPMethod, version: HTTPVersion, requestHeaders: borrowing HTTPFields, peer: String?,
         status: Int, route: ServerRoute?, start: UInt64, end: UInt64, into writer: inout ProtobufWriter

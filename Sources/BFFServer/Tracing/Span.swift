@@ -23,7 +23,7 @@ final class Span: Sendable {
     let traceState: String?
     /// A server span's request path (``HTTPServerSpanFields/path``); `nil` for other spans.
     let path: String?
-    /// Whether the span has ended (it is recorded once).
+    /// Whether a server span has ended (it is recorded once; a child span's record is taken out when it ends).
     private let ended = Atomic<Bool>(false)
     /// A child span's record until it ends; `nil` for a server span (which has a ``path``).
     private let pending: Mutex<SpanData?>
@@ -69,15 +69,12 @@ final class Span: Sendable {
                 attributes: attributes, status: .unset))
     }
 
-    /// Claims the end: `true` the first time only.
-    private func claimEnd() -> Bool { !ended.exchange(true, ordering: .acquiringAndReleasing) }
-
     /// Ends the span now: `finish` sets what it learned at the end (it sees the end time already set), and the
     /// finished record goes to the tracer's sink, with the event loop it ended on (`lane`, ``SpanSink``). Does
     /// nothing when the span has already ended, or for a server span (which ends with its response,
     /// ``endServer(_:)``).
     func end(lane: Int? = nil, _ finish: (inout SpanData) -> Void) {
-        guard path == nil, claimEnd() else { return }
+        guard path == nil else { return }
         let now = tracer.now()
         pending.withLock { record in
             guard var data = record.take() else { return }
@@ -120,7 +117,7 @@ extension Span: HTTPResponseObserver {
     /// event-loop wake-up that read the request, its end when the response was queued: both on HTTPCore's monotonic
     /// clock, already read, made wall-clock times by the tracer's anchor (``Tracer/wallNanoseconds(monotonic:)``).
     func endServer(_ entry: borrowing HTTPAccessLogEntry) {
-        guard path != nil, claimEnd() else { return }
+        guard path != nil, !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let end =
             entry.startMonotonicNanoseconds == 0
             ? HTTPAccessLogEntry.monotonicNanoseconds()

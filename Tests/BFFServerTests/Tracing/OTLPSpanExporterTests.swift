@@ -143,7 +143,10 @@ import Testing
                 parent: parent, traceState: state, path: "/v1/pages/feed")
             let serverRoute = route.flatMap(ServerRoute.named)
             var direct = ProtobufWriter()
-            encoder.encodeServerSpan(span, entry, route: serverRoute, start: 1_000, end: 3_000, into: &direct)
+            encoder.encodeServerSpan(
+                span, method: entry.method, version: entry.version, requestHeaders: entry.requestHeaders,
+                peer: entry.remoteAddress, status: entry.status, route: serverRoute, start: 1_000, end: 3_000,
+                into: &direct)
             var viaRecord = ProtobufWriter()
             let record = span.serverData(entry, route: serverRoute, start: 1_000, end: 3_000)
             encoder.encodeSpan(record, as: .httpProtobuf, into: &viaRecord)
