@@ -104,7 +104,7 @@ import Testing
         }
         await stop()
         #expect(overURL.status == 0, "\(overURL.output)\n\(overURL.errors)")
-        #expect(inProcess.status == 0)
+        #expect(inProcess.status == 0, "\(inProcess.output)\n\(inProcess.errors)")
         let coverage = { (run: FlowBFFProcess.Run) in
             run.output.split(separator: "\n").first { $0.hasPrefix("coverage:") }
         }
