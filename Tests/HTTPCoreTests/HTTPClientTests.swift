@@ -325,6 +325,98 @@ import Testing
         }
     #endif
 
+    /// Bytes owned by a test, sent in place (``HTTPClientSharedBody``).
+    final class SharedBytes: HTTPClientSharedBody, @unchecked Sendable {
+        let pointer: UnsafeMutableRawBufferPointer
+
+        init(_ bytes: [UInt8]) {
+            pointer = .allocate(byteCount: bytes.count, alignment: 1)
+            bytes.withUnsafeBytes { pointer.copyMemory(from: $0) }
+        }
+
+        deinit { pointer.deallocate() }
+
+        var bodyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(pointer) }
+    }
+
+    /// `start` with its completion awaited, and whether the completion ran on a server's event loop.
+    func started(_ client: HTTPClient, _ request: HTTPClientRequest) async -> (
+        Result<HTTPClientResponse, HTTPClientError>, onServerLoop: Bool
+    ) {
+        await withCheckedContinuation { continuation in
+            client.start(request) { result in continuation.resume(returning: (result, EventLoop.current != nil)) }
+        }
+    }
+
+    /// A started request (``HTTPClient/start(_:completion:)``) sends a shared body as it is — larger than libcurl's
+    /// upload buffer, and empty —, completes on the client's own loop, never on the server's, and leaves nothing
+    /// behind on the reused handle: the calls after it send their own bodies or none.
+    @Test(arguments: loops) func aStartedRequestSendsItsSharedBodyInPlace(
+        _ kind: HTTPServer.Configuration.EventLoopKind
+    )
+        async throws
+    {
+        var configuration = HTTPClient.Configuration(eventLoop: kind)
+        configuration.useServerEventLoops = true  // the default, said: `start` ignores it
+        let client = try HTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+        try await withServer { server, _ in
+            let url = "http://\(server.localAddress)/method"
+            let large = (0..<200_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            for _ in 0..<2 {
+                // `/echo` answers the body in its body (`/method` also puts it in a header field: too large for one).
+                var post = HTTPClientRequest(method: "POST", url: "http://\(server.localAddress)/echo")
+                post.sharedBody = SharedBytes(large)
+                let (result, onServerLoop) = await started(client, post)
+                let response = try result.get()
+                #expect(!onServerLoop)
+                #expect(response.body == large)
+                let get = try await client.execute(HTTPClientRequest(url: url))
+                #expect(get.body == Array("GET|".utf8), "the shared body does not follow into a GET")
+                var put = HTTPClientRequest(method: "PUT", url: url)
+                put.sharedBody = SharedBytes(Array("in place".utf8))
+                #expect(try await started(client, put).0.get().body == Array("PUT|in place".utf8))
+                var empty = HTTPClientRequest(method: "POST", url: url)
+                empty.sharedBody = SharedBytes([])
+                #expect(try await started(client, empty).0.get().body == Array("POST|".utf8))
+                let delete = try await client.execute(HTTPClientRequest(method: "DELETE", url: url))
+                #expect(delete.body == Array("DELETE|".utf8))
+                let copied = try await client.execute(
+                    HTTPClientRequest(method: "POST", url: url, body: Array("copied".utf8)))
+                #expect(copied.body == Array("POST|copied".utf8))
+            }
+        }
+        // Started from a server's event loop (a responder's thread), it still runs and completes on the client's.
+        let answered = TestSignal()
+        let observed = Mutex<Bool?>(nil)
+        try await withServer { upstream, _ in
+            var frontConfiguration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+            frontConfiguration.eventLoop = kind
+            let front = HTTPServer(configuration: frontConfiguration) { _ in
+                client.start(HTTPClientRequest(url: "http://\(upstream.localAddress)/json")) { result in
+                    observed.withLock { $0 = (try? result.get().status) == 200 && EventLoop.current == nil }
+                    answered.signal()
+                }
+                return .json(Array("{}".utf8))
+            }
+            try front.start()
+            defer { front.shutdown() }
+            _ = try await client.execute(HTTPClientRequest(url: "http://\(front.localAddress)/"))
+            try await answered.wait(for: 1, timeout: .seconds(10))
+        }
+        #expect(observed.withLock { $0 } == true)
+    }
+
+    @Test func aStartedRequestOnAShutDownClientCompletesAtOnce() async throws {
+        let client = try client(.platformDefault)
+        client.shutdown()
+        let called = Mutex<HTTPClientError.Kind?>(nil)
+        client.start(HTTPClientRequest(url: "http://127.0.0.1:1/")) { result in
+            if case .failure(let error) = result { called.withLock { $0 = error.kind } }
+        }
+        #expect(called.withLock { $0 } == .shutdown, "called before start returned")
+    }
+
     @Test func aShutDownClientFailsCallsAtOnce() async throws {
         let client = try client(.platformDefault)
         client.shutdown()  // the inbox refuses new calls from here on, before the loop has even run

@@ -5,46 +5,48 @@ import Synchronization
 
 /// The batching span processor and OTLP/HTTP exporter: ``record(_:lane:)`` (on the event loops) encodes the span —
 /// once, while it is still in the cache — straight into the open batch of the loop it ended on, under that loop's
-/// own lock (spans ending in tasks share one more); a task exports the full batches every `scheduleDelaySeconds`,
-/// or at once when one fills, through an ``UpstreamClient`` (libcurl on the HTTP client's own loop), never on the
-/// server's loops. No span is kept as a value after it ended: a batch is its spans' encoded bytes back to back, put
-/// in the request's envelope when sent.
+/// own lock (spans ending in tasks share one more). A batch that fills is handed to the HTTP client's own loop
+/// (``HTTPClient/start(_:completion:)``, libcurl on a thread of its own, never on the server's loops) and sent from
+/// where it was written: the request's envelope is written in room the batch kept in front of its spans, and
+/// libcurl reads the bytes in place. One export is in flight at a time; the next full batch starts when it ends,
+/// on the client's thread. A timer sends the open batches every `scheduleDelaySeconds`. No span is kept as a value
+/// after it ended, no task waits on an export, and no batch is copied on its way out.
 ///
 /// A full queue drops the span (`flow_bff_trace_spans_dropped_total{reason="queue_full"}`). An export that fails
 /// transiently — the collector answers 429, 502, 503 or 504, or cannot be reached in time — is retried up to
 /// ``maximumRetries`` times after 1, 2 and 4 s (OTLP/HTTP's "retryable" answers; spans keep queueing meanwhile, within
 /// the queue's bound); one that still fails, or fails otherwise, drops its batch (`reason="export_failed"`) and is
-/// logged at most once per minute. Nothing is fatal. ``shutdown()`` exports what is left, once, without retries.
+/// logged at most once per minute. Nothing is fatal. ``shutdown()`` exports what is left, without retries.
 public final class OTLPSpanExporter: SpanSink {
     struct State {
-        /// Full batches waiting for the exporter's task.
+        /// Full batches waiting for their export, oldest first.
         var full: [SpanBatch] = []
+        /// Whether an export is in flight or waiting for its retry (one at a time). Set whenever `full` is not empty.
+        var exporting = false
         var exported: UInt64 = 0
         var droppedFailed: UInt64 = 0
-        /// Whether a full batch already woke the worker (one wake-up per batch).
-        var woken = false
-        /// Whether the timer asked for everything queued to go, partial batch included.
-        var flushDue = false
         var lastFailureLog: ContinuousClock.Instant?
         var suppressedFailures = 0
+        /// Callers of ``flush()`` waiting until nothing is queued or in flight.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let configuration: BFFConfiguration.Tracing
     let encoder: OTLPTraceEncoder
-    let client: UpstreamClient
-    let path: String
-    let headers: [String: String]
+    let client: HTTPClient
+    /// The endpoint's URL, and the fields every export sends (the configured headers, `Content-Type`).
+    let url: String
+    let fields: [(name: String, value: String)]
+    let timeout: Duration
     let log: Logger
     private let state = Mutex(State())
     /// The open batches: `lanes[0]` for spans that end off the event loops, `lanes[1 + i]` for loop `i` (modulo
     /// their number).
     private let lanes: [Lane]
-    /// Spans in the open and full batches: what the queue bound counts.
+    /// Spans in the open, full and exporting batches: what the queue bound counts.
     private let queued = Atomic<Int>(0)
     /// Spans dropped because the queue was full: counted without a lock, as a loop may drop one per request.
     private let droppedFull = Atomic<UInt64>(0)
-    private let wake: AsyncStream<Void>.Continuation
-    private let worker = Mutex<Task<Void, Never>?>(nil)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
     /// Set by ``shutdown()``: a failed export is not retried any more.
     private let stopping = Atomic<Bool>(false)
@@ -56,9 +58,9 @@ public final class OTLPSpanExporter: SpanSink {
     /// - Parameters:
     ///   - configuration: endpoint, headers, protocol, queue and batch sizes, delays (``BFFConfiguration/Tracing``).
     ///   - log: where export failures are reported.
-    ///   - client: the HTTP client exports go through. Default the process's shared one.
-    /// - Precondition: `configuration.endpoint` is an `http(s)://` URL (the configuration loader checks it).
+    ///   - client: the HTTP client exports go through (on its own loop). Default the process's shared one.
     ///   - retryBackoff: the wait before the first retry of a transiently failed export. Default 1 s.
+    /// - Precondition: `configuration.endpoint` is an `http(s)://` URL (the configuration loader checks it).
     public init(
         configuration: BFFConfiguration.Tracing, log: Logger, client: HTTPClient = .shared,
         retryBackoff: Duration = .seconds(1)
@@ -68,46 +70,31 @@ public final class OTLPSpanExporter: SpanSink {
         }
         self.configuration = configuration
         self.retryBackoff = retryBackoff
-        encoder = OTLPTraceEncoder(
+        let encoder = OTLPTraceEncoder(
             serviceName: configuration.serviceName,
             serviceVersion: configuration.serviceVersion.isEmpty ? BuildInfo.version : configuration.serviceVersion)
-        self.client = UpstreamClient(
-            UpstreamConfiguration(
-                name: "otlp", baseURL: endpoint.base,
-                timeout: .milliseconds(Int(configuration.exportTimeoutSeconds * 1000)),
-                retries: 0, maximumConcurrentRequests: 1),
-            metrics: UpstreamMetrics(), client: client)
-        path = endpoint.path
+        self.encoder = encoder
+        self.client = client
+        url = endpoint.base + endpoint.path
+        timeout = .milliseconds(Int(configuration.exportTimeoutSeconds * 1000))
         var headers: [String: String] = [:]
         for entry in configuration.headers {
             if let (name, value) = OpenTelemetryEnvironment.header(entry) { headers[name] = value }
         }
-        self.headers = headers
+        headers["Content-Type"] = OTLPTraceEncoder.contentType(configuration.exportProtocol)
+        fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         self.log = log
-        lanes = (0...Platform.availableCPUs).map { _ in Lane(capacity: Self.batchCapacity(configuration)) }
-        let (stream, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.wake = wake
+        let room = encoder.headroom(configuration.exportProtocol)
+        lanes = (0...Platform.availableCPUs).map { _ in
+            Lane(capacity: Self.batchCapacity(configuration), headroom: room)
+        }
         let delay = Duration.milliseconds(Int(configuration.scheduleDelaySeconds * 1000))
         ticker.withLock {
             $0 = Task.detached { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: delay)
-                    guard let self else { return }
-                    self.state.withLock { $0.flushDue = true }
-                    wake.yield()
-                }
-            }
-        }
-        worker.withLock {
-            $0 = Task.detached { [weak self] in
-                for await _ in stream {
-                    guard let self else { return }
-                    // A full batch's wake-up sends full batches only; the timer's sends the rest too.
-                    let all = self.state.withLock { state in
-                        defer { state.flushDue = false }
-                        return state.flushDue
-                    }
-                    await self.exportQueued(all: all)
+                    guard let self, !Task.isCancelled else { return }
+                    self.closeOpenBatches()
                 }
             }
         }
@@ -118,27 +105,35 @@ public final class OTLPSpanExporter: SpanSink {
     /// An open batch of spans and its lock.
     private final class Lane: Sendable {
         let open: Mutex<OpenBatch>
+        let capacity: Int
+        let headroom: Int
 
-        init(capacity: Int) { open = Mutex(OpenBatch(spans: ProtobufWriter(capacity: capacity))) }
+        init(capacity: Int, headroom: Int) {
+            self.capacity = capacity
+            self.headroom = headroom
+            open = Mutex(OpenBatch(spans: ProtobufWriter(capacity: capacity, headroom: headroom)))
+        }
     }
 
-    /// The batch spans are encoded into (``OTLPTraceEncoder/encodeSpan(_:as:into:)``), and how many it holds.
+    /// The batch spans are encoded into (``OTLPTraceEncoder/encodeSpan(_:as:into:)``, after the room its request's
+    /// envelope is written in), and how many it holds.
     private struct OpenBatch: ~Copyable {
         var spans: ProtobufWriter
         var count = 0
-
-        /// The batch as it is, leaving an empty one of `capacity` bytes open.
-        mutating func close(capacity: Int) -> SpanBatch {
-            var full = ProtobufWriter(capacity: capacity)
-            swap(&full, &spans)
-            defer { count = 0 }
-            return SpanBatch(spans: full, count: count)
-        }
     }
 
     /// Room for a batch's spans: ~400 bytes each in protobuf.
     private static func batchCapacity(_ configuration: BFFConfiguration.Tracing) -> Int {
         configuration.batchSize * 400
+    }
+
+    /// Makes `lane`'s open batch a request body (``SpanBatch``) and opens an empty one; called under its lock.
+    private func close(_ open: inout OpenBatch, of lane: Lane) -> SpanBatch {
+        var full = ProtobufWriter(capacity: lane.capacity, headroom: lane.headroom)
+        swap(&full, &open.spans)
+        defer { open.count = 0 }
+        let start = encoder.finishRequest(&full, as: configuration.exportProtocol)
+        return SpanBatch(body: full, from: start, count: open.count)
     }
 
     /// Encodes `span` into the open batch of `lane` (the event loop it ended on; `nil` off the loops), or counts it
@@ -167,7 +162,7 @@ public final class OTLPSpanExporter: SpanSink {
     }
 
     /// Has `encode` append one span to the open batch of `lane` (a JSON element after a comma), unless the queue is
-    /// full; hands the batch to the worker when that fills it.
+    /// full; queues the batch for export when that fills it.
     private func enqueue(lane: Int?, _ encode: (inout ProtobufWriter) -> Void) {
         guard queued.add(1, ordering: .relaxed).oldValue < configuration.queueSize else {
             queued.subtract(1, ordering: .relaxed)
@@ -181,61 +176,95 @@ public final class OTLPSpanExporter: SpanSink {
             encode(&open.spans)
             open.count += 1
             guard open.count >= configuration.batchSize else { return nil }
-            return open.close(capacity: Self.batchCapacity(configuration))
+            return close(&open, of: lane)
         }
-        guard let closed else { return }
-        let wakeWorker = state.withLock { state -> Bool in
-            state.full.append(closed)
-            guard !state.woken else { return false }
-            state.woken = true
+        if let closed { queue(closed) }
+    }
+
+    /// Queues the open batches as they are (the timer; ``flush()``). Spans arriving meanwhile wait for a full
+    /// batch or the next tick, so a busy server is not exported a handful of spans at a time.
+    private func closeOpenBatches() {
+        for lane in lanes {
+            if let batch = lane.open.withLock({ $0.count > 0 ? close(&$0, of: lane) : nil }) { queue(batch) }
+        }
+    }
+
+    /// Queues a full batch; starts its export when none is in flight.
+    private func queue(_ batch: SpanBatch) {
+        let start = state.withLock { state -> Bool in
+            state.full.append(batch)
+            guard !state.exporting else { return false }
+            state.exporting = true
             return true
         }
-        if wakeWorker { wake.yield() }
+        if start { exportNext() }
     }
 
-    /// Exports the full batches, one request at a time, and with `all` also the open ones as they are when this is
-    /// called (spans arriving meanwhile wait for a full batch or the next tick, so a busy server is not exported a
-    /// handful of spans at a time).
-    func exportQueued(all: Bool = true) async {
-        if all {
-            let capacity = Self.batchCapacity(configuration)
-            for lane in lanes {
-                if let batch = lane.open.withLock({ $0.count > 0 ? $0.close(capacity: capacity) : nil }) {
-                    state.withLock { $0.full.append(batch) }
-                }
-            }
+    /// Sends the oldest queued batch (an export was started: `exporting` is set), or, when none is left, ends the
+    /// run of exports and wakes ``flush()``'s callers.
+    private func exportNext() {
+        let (next, idle) = state.withLock { state -> (SpanBatch?, [CheckedContinuation<Void, Never>]) in
+            guard state.full.isEmpty else { return (state.full.removeFirst(), []) }
+            state.exporting = false
+            defer { state.idleWaiters = [] }
+            return (nil, state.idleWaiters)
         }
-        while true {
-            let batch = state.withLock { state -> SpanBatch? in
-                state.woken = false
-                guard !state.full.isEmpty else { return nil }
-                return state.full.removeFirst()
-            }
-            guard let batch else { return }
+        for waiter in idle { waiter.resume() }
+        if let next { send(next, retries: 0) }
+    }
+
+    /// One attempt at exporting `batch`; its answer is handled on the HTTP client's loop (``finished(_:retries:_:)``).
+    private func send(_ batch: SpanBatch, retries: Int) {
+        var request = HTTPClientRequest(method: "POST", url: url, headers: fields, timeout: timeout)
+        request.sharedBody = batch
+        client.start(request) { result in self.finished(batch, retries: retries, result) }
+    }
+
+    /// The answer to an export: counted, retried (after a wait, in a task: failures only), or dropped; then the
+    /// next batch.
+    private func finished(_ batch: SpanBatch, retries: Int, _ result: Result<HTTPClientResponse, HTTPClientError>) {
+        let error: UpstreamError
+        switch result {
+        case .success(let response) where (200..<300).contains(response.status):
             queued.subtract(batch.count, ordering: .relaxed)
-            await export(batch)
+            state.withLock { $0.exported += UInt64(batch.count) }
+            return exportNext()
+        case .success(let response):
+            error = UpstreamError(
+                upstream: "otlp", code: "upstream_status", message: "answered \(response.status)",
+                status: response.status)
+        case .failure(let failure):
+            error = UpstreamError(failure, upstream: "otlp")
+            // A shut-down client does not get better.
+            if failure.kind == .shutdown { return drop(batch, error) }
+        }
+        guard retries < Self.maximumRetries, Self.isTransient(error), !stopping.load(ordering: .relaxed) else {
+            return drop(batch, error)
+        }
+        let delay = retryBackoff * (1 << retries)
+        Task.detached {
+            try? await Task.sleep(for: delay)
+            self.send(batch, retries: retries + 1)
         }
     }
 
-    private func export(_ batch: SpanBatch) async {
-        let (body, contentType) = encoder.request(spans: batch.spans, as: configuration.exportProtocol)
-        var fields = headers
-        fields["Content-Type"] = contentType
-        var delay = retryBackoff
-        var retries = 0
-        while true {
-            do {
-                _ = try await client.send("POST", path, body: body, headers: fields)
-                state.withLock { $0.exported += UInt64(batch.count) }
-                return
-            } catch {
-                guard retries < Self.maximumRetries, Self.isTransient(error), !stopping.load(ordering: .relaxed) else {
-                    return failed(batch, error)
-                }
-                retries += 1
-                try? await Task.sleep(for: delay)
-                delay *= 2
+    /// Gives up on `batch` (counted, logged) and goes on with the next.
+    private func drop(_ batch: SpanBatch, _ error: UpstreamError) {
+        queued.subtract(batch.count, ordering: .relaxed)
+        failed(batch, error)
+        exportNext()
+    }
+
+    /// Queues the open batches and returns when every queued span was exported or dropped (retries included).
+    func flush() async {
+        closeOpenBatches()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                guard state.exporting else { return true }
+                state.idleWaiters.append(continuation)
+                return false
             }
+            if idle { continuation.resume() }
         }
     }
 
@@ -269,13 +298,12 @@ public final class OTLPSpanExporter: SpanSink {
         }
     }
 
-    /// Stops the timer and exports what is queued (graceful shutdown). Spans recorded after it are not exported.
+    /// Stops the timer and exports what is queued, without retries (graceful shutdown). A span that ends after it
+    /// began is exported only if it fills a batch.
     public func shutdown() async {
         stopping.store(true, ordering: .relaxed)
         ticker.withLock { $0 }?.cancel()
-        wake.finish()
-        await worker.withLock { $0 }?.value
-        await exportQueued()
+        await flush()
     }
 
     /// ``shutdown()`` for a caller outside the concurrency pool (the CLI's main thread after the server stopped):
@@ -322,14 +350,20 @@ public final class OTLPSpanExporter: SpanSink {
     }
 }
 
-/// A full batch: its spans encoded back to back (``OTLPTraceEncoder/encodeSpan(_:as:into:)``) and their number.
-/// Immutable once made, so it may cross from the event loop that closed it to the exporter's task.
-final class SpanBatch: Sendable {
-    let spans: ProtobufWriter
+/// A full batch as its export request's body: the envelope and its spans, encoded back to back where they were
+/// written (``OTLPTraceEncoder/finishRequest(_:as:)``), and how many spans. Immutable once made, so it may cross
+/// from the event loop that closed it to the HTTP client's; libcurl reads its bytes in place.
+final class SpanBatch: HTTPClientSharedBody {
+    private let body: ProtobufWriter
+    private let start: Int
     let count: Int
 
-    init(spans: consuming ProtobufWriter, count: Int) {
-        self.spans = spans
+    init(body: consuming ProtobufWriter, from start: Int, count: Int) {
+        self.body = body
+        self.start = start
         self.count = count
     }
+
+    /// The request body: from where the envelope starts to the last span (the batch is never written again).
+    var bodyBytes: UnsafeRawBufferPointer { body.unsafeBytes(from: start) }
 }

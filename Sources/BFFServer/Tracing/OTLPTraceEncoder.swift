@@ -5,30 +5,44 @@ import PageModel
 /// `ResourceSpans` with the service's resource, one `ScopeSpans` of scope `flow-bff`. Pure.
 ///
 /// Two steps, so that a span is encoded once, when it ends, and a batch is its spans' bytes back to back:
-/// ``encodeSpan(_:as:into:)`` writes one span as an element of `ScopeSpans.spans`, and ``request(spans:as:)`` puts
-/// a batch of those into the request's envelope.
+/// ``encodeSpan(_:as:into:)`` writes one span as an element of `ScopeSpans.spans`, into a batch that keeps room in
+/// front (``headroom(_:)``), and ``finishRequest(_:as:)`` writes the request's envelope there: the batch becomes
+/// the request's body where it is.
 ///
 /// - `http/protobuf`: the binary protobuf encoding (``ProtobufWriter``).
 /// - `http/json`: the OTLP JSON mapping — protobuf's JSON with lowerCamelCase names, ids as lowercase hex (not
 ///   base64), 64-bit integers as decimal strings and enums as numbers.
 struct OTLPTraceEncoder: Sendable {
     /// The resource's attributes: `service.name`, and `service.version` when set.
-    var resource: [SpanAttribute]
+    let resource: [SpanAttribute]
     static let scopeName = "flow-bff"
 
     init(serviceName: String, serviceVersion: String) {
-        resource = [.string(SemanticAttribute.serviceName, serviceName)]
+        var resource = [SpanAttribute.string(SemanticAttribute.serviceName, serviceName)]
         if !serviceVersion.isEmpty { resource.append(.string(SemanticAttribute.serviceVersion, serviceVersion)) }
+        self.resource = resource
+        jsonHead = makeJSONHead()
+        protobufRoom = protobufHead(spansLength: Int(UInt32.max)).count
     }
+
+    /// What comes before a batch's spans in JSON: the resource, the scope, and the opening of `spans`.
+    private var jsonHead: [UInt8] = []
+    /// The longest protobuf head (``protobufHead(spansLength:)``).
+    private var protobufRoom = 0
 
     /// The request body for `spans` and its `Content-Type` (tests; the exporter encodes span by span).
     func encode(_ spans: some Collection<SpanData>, as format: OTLPProtocol) -> (body: [UInt8], contentType: String) {
-        var encoded = ProtobufWriter(capacity: spans.count * 512)
+        var encoded = ProtobufWriter(capacity: spans.count * 512, headroom: headroom(format))
         for span in spans {
-            if format == .httpJSON && encoded.count > 0 { encoded.append(UInt8(ascii: ",")) }
+            if format == .httpJSON && encoded.count > headroom(format) { encoded.append(UInt8(ascii: ",")) }
             encodeSpan(span, as: format, into: &encoded)
         }
-        return request(spans: encoded, as: format)
+        let start = finishRequest(&encoded, as: format)
+        return (Array(encoded.unsafeBytes(from: start)), Self.contentType(format))
+    }
+
+    static func contentType(_ format: OTLPProtocol) -> String {
+        format == .httpProtobuf ? "application/x-protobuf" : "application/json"
     }
 
     /// Appends `span` as one element of `ScopeSpans.spans`: in protobuf a field-2 `Span` message, in JSON a `Span`
@@ -67,27 +81,42 @@ struct OTLPTraceEncoder: Sendable {
         writer.endMessage(message)
     }
 
-    /// The request body around `spans` (``encodeSpan(_:as:into:)``'s output for one batch), and its `Content-Type`.
-    func request(spans: borrowing ProtobufWriter, as format: OTLPProtocol) -> (body: [UInt8], contentType: String) {
+    /// The room a batch keeps in front of its spans for the request's envelope (``finishRequest(_:as:)``): the
+    /// largest head, its lengths at their longest.
+    func headroom(_ format: OTLPProtocol) -> Int {
         switch format {
-        case .httpProtobuf: return (protobufRequest(spans: spans), "application/x-protobuf")
-        case .httpJSON: return (jsonRequest(spans: spans), "application/json")
+        case .httpProtobuf: return protobufRoom
+        case .httpJSON: return jsonHead.count
+        }
+    }
+
+    /// Makes a batch the request's body, in place: `batch` was made with ``headroom(_:)`` bytes of room in front and
+    /// holds ``encodeSpan(_:as:into:)``'s output after it; the envelope's head is written to end where its spans
+    /// start (and JSON's tail appended). Returns where the body starts. The batch's spans are not moved or copied.
+    func finishRequest(_ batch: inout ProtobufWriter, as format: OTLPProtocol) -> Int {
+        let room = headroom(format)
+        switch format {
+        case .httpProtobuf:
+            let head = protobufHead(spansLength: batch.count - room)
+            return head.withUnsafeBufferPointer { batch.writeHead($0, headroom: room) }
+        case .httpJSON:
+            Self.jsonTail.withUnsafeBufferPointer { batch.append($0) }
+            return jsonHead.withUnsafeBufferPointer { batch.writeHead($0, headroom: room) }
         }
     }
 
     // MARK: JSON
 
-    private func jsonRequest(spans: borrowing ProtobufWriter) -> [UInt8] {
-        var body = Array(#"{"resourceSpans":[{"resource":{"attributes":"#.utf8)
-        body.reserveCapacity(spans.count + 256)
-        body += JSONWriter().write(.array(resource.map(Self.json)))
-        body += #"},"scopeSpans":[{"scope":{"name":"#.utf8
-        JSONWriter.appendString(Self.scopeName, to: &body)
-        body += #"},"spans":["#.utf8
-        spans.withBytes { body.append(contentsOf: $0) }
-        body += "]}]}]}".utf8
-        return body
+    private func makeJSONHead() -> [UInt8] {
+        var head = Array(#"{"resourceSpans":[{"resource":{"attributes":"#.utf8)
+        head += JSONWriter().write(.array(resource.map(Self.json)))
+        head += #"},"scopeSpans":[{"scope":{"name":"#.utf8
+        JSONWriter.appendString(Self.scopeName, to: &head)
+        head += #"},"spans":["#.utf8
+        return head
     }
+
+    private static let jsonTail = Array("]}]}]}".utf8)
 
     private static func json(_ span: borrowing SpanData) -> JSONValue {
         var object = JSONObject(capacity: 12)
@@ -121,27 +150,22 @@ struct OTLPTraceEncoder: Sendable {
 
     // MARK: Protobuf
 
-    /// The envelope's lengths are known before it is written (the resource and scope are small, the spans are
-    /// done), so the request is written forwards into one array: the batch's ~180 KB are copied once, not moved
-    /// along twice by nested messages' lengths.
-    private func protobufRequest(spans: borrowing ProtobufWriter) -> [UInt8] {
+    /// The envelope in front of `spansLength` bytes of spans: `ExportTraceServiceRequest.resource_spans`'s tag and
+    /// length, the resource, `ResourceSpans.scope_spans`'s tag and length and the scope — every length known once
+    /// the spans are written, so the head is written last, in the room the batch kept for it.
+    private func protobufHead(spansLength: Int) -> [UInt8] {
         var head = ProtobufWriter(capacity: 256)
         head.message(1) { resource in  // ResourceSpans.resource
             for attribute in self.resource { resource.keyValue(1, attribute) }
         }
         var scope = ProtobufWriter(capacity: 64)
         scope.message(1) { $0.string(1, Self.scopeName) }  // ScopeSpans.scope: InstrumentationScope.name
-        let scopeSpansLength = scope.count + spans.count
-        head.lengthDelimited(2, length: scopeSpansLength)  // ResourceSpans.scope_spans
+        head.lengthDelimited(2, length: scope.count + spansLength)  // ResourceSpans.scope_spans
         head.append(scope)
-        let resourceSpansLength = head.count + spans.count
         var envelope = ProtobufWriter(capacity: 16)
-        envelope.lengthDelimited(1, length: resourceSpansLength)  // ExportTraceServiceRequest.resource_spans
-        var body = envelope.bytes
-        body.reserveCapacity(envelope.count + resourceSpansLength)
-        head.withBytes { body.append(contentsOf: $0) }
-        spans.withBytes { body.append(contentsOf: $0) }
-        return body
+        envelope.lengthDelimited(1, length: head.count + spansLength)  // ExportTraceServiceRequest.resource_spans
+        envelope.append(head)
+        return envelope.bytes
     }
 
     /// A `Span` message's fields.

@@ -19,10 +19,32 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
         base = .allocate(capacity: self.capacity)
     }
 
+    /// A writer whose first `headroom` bytes (zeros) are kept for a head written last, in front of what follows
+    /// (``writeHead(_:)``): a batch's request envelope goes before its spans without moving them.
+    init(capacity: Int, headroom: Int) {
+        self.init(capacity: capacity + headroom)
+        base.initialize(repeating: 0, count: headroom)
+        count = headroom
+    }
+
     deinit { base.deallocate() }
+
+    /// Writes `head` to end where the headroom ends (``init(capacity:headroom:)``); returns where it starts.
+    mutating func writeHead(_ head: UnsafeBufferPointer<UInt8>, headroom: Int) -> Int {
+        precondition(head.count <= headroom && headroom <= count, "the head fits in the headroom")
+        let start = headroom - head.count
+        if let source = head.baseAddress { (base + start).update(from: source, count: head.count) }
+        return start
+    }
 
     /// What was written.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// What was written from `offset` on, in place: valid while the writer lives and is not written to (the
+    /// buffer moves only when a write grows it).
+    func unsafeBytes(from offset: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + offset, count: count - offset)
+    }
 
     /// Calls `body` with what was written, without copying it.
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
@@ -193,7 +215,7 @@ struct ProtobufWriter: ~Copyable, @unchecked Sendable {
         memoBytes = Array(UnsafeBufferPointer(start: base + start, count: count - start))
     }
 
-    /// Appends what `other` wrote (a batch's spans, into the request's envelope).
+    /// Appends what `other` wrote (a message written apart).
     mutating func append(_ other: borrowing ProtobufWriter) {
         other.withBytes { append($0) }
     }

@@ -2,13 +2,15 @@ import CCurl
 import Synchronization
 
 /// One request in flight on an ``HTTPClientLoop``: what to send, what came back so far, and the task waiting for
-/// it. Created by the calling task; from ``HTTPClientLoop/submit(_:)`` on, touched only on the loop (except
-/// ``isCancelled``), and resumed exactly once.
+/// it (or the callback, ``HTTPClient/start(_:completion:)``). Created by the caller; from
+/// ``HTTPClientLoop/submit(_:)`` on, touched only on the loop (except ``isCancelled``), and finished exactly once.
 // @unchecked Sendable: handed to the loop through its inbox Mutex and confined to it from then on.
 final class ClientTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     let maximumBytes: Int
     var continuation: UnsafeContinuation<Result<HTTPClientResponse, HTTPClientError>, Never>?
+    /// Called instead of resuming a task, on the loop (``HTTPClient/start(_:completion:)``).
+    var completion: (@Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void)?
     /// The loop the transfer was submitted to, where it runs (set before it is submitted).
     var loop: HTTPClientLoop?
     private let cancelled = Atomic<Bool>(false)
@@ -30,7 +32,7 @@ final class ClientTransfer: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
-    /// Resumes the waiting task with `result` (once; later calls are ignored).
+    /// Resumes the waiting task with `result`, or calls the completion (once; later calls are ignored).
     func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
         guard !finished else { return }
         finished = true
@@ -41,6 +43,9 @@ final class ClientTransfer: @unchecked Sendable {
         let continuation = self.continuation
         self.continuation = nil
         continuation?.resume(returning: result)
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
     }
 
     /// Body bytes from libcurl (already decoded); `false` stops the transfer when the limit is passed.

@@ -61,6 +61,23 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
+    /// Sends `request` on the client's own loop — never on a server's event loop, whichever thread calls — and
+    /// calls `completion` with the answer on that loop's thread: for a caller that must not wait in a task nor add
+    /// work to the server's loops (the span exporter). `completion` must be short and must not block; it may start
+    /// another request. When the client was shut down it is called at once, on the calling thread.
+    public func start(
+        _ request: HTTPClientRequest,
+        completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
+    ) {
+        let transfer = ClientTransfer(request, maximumBytes: configuration.maximumResponseBytes)
+        transfer.loop = loop
+        transfer.completion = completion
+        guard loop.submit(.start(transfer)) else {
+            transfer.completion = nil
+            return completion(.failure(HTTPClientError(.shutdown, "the HTTP client was shut down")))
+        }
+    }
+
     /// Fails the calls in flight with ``HTTPClientError/Kind/shutdown``, closes the pooled connections and stops
     /// the loop; later calls fail at once.
     public func shutdown() {

@@ -269,7 +269,11 @@ final class HTTPClientLoop: @unchecked Sendable {
         case "POST": flow_curl_easy_setopt_long(handle, CURLOPT_POST, 1)
         default: flow_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
-        if let body = request.body {
+        if let shared = request.sharedBody?.bodyBytes, let base = shared.baseAddress, shared.count > 0 {
+            // POSTFIELDS reads the bytes where they are; the transfer's request holds their owner to its end.
+            flow_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(shared.count))
+            flow_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+        } else if let body = request.body ?? request.sharedBody.map({ _ in [] }) {
             flow_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             body.withUnsafeBufferPointer { bytes in
                 // COPYPOSTFIELDS copies POSTFIELDSIZE bytes now.
@@ -350,12 +354,14 @@ final class HTTPClientLoop: @unchecked Sendable {
     }
 
     /// Keeps `easy` for a later transfer, its shared options still set; the finished transfer's header list (freed
-    /// with the transfer) and data pointers are taken off it first.
+    /// with the transfer), data pointers and shared body are taken off it first.
     private func recycle(_ easy: CurlEasy) {
         guard !stopping, spareHandles.count < 64 else { return }
         flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_HTTPHEADER, nil)
         flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, nil)
         flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, nil)
+        // A shared body's memory goes with its transfer (the next transfer sets its method and body afresh).
+        flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_POSTFIELDS, nil)
         spareHandles.append(easy)
     }
 

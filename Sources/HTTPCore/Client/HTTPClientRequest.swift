@@ -8,6 +8,9 @@ public struct HTTPClientRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body; `nil` sends none.
     public var body: [UInt8]?
+    /// A body sent from memory its owner keeps, instead of ``body``: libcurl reads it in place (no copy made), and
+    /// the request holds the owner until the transfer is over.
+    public var sharedBody: (any HTTPClientSharedBody)?
     /// The time the whole transfer may take, from the moment it starts (after waiting for ``limit``): connect,
     /// send and the last byte of the answer.
     public var timeout: Duration
@@ -26,4 +29,11 @@ public struct HTTPClientRequest: Sendable {
         self.timeout = timeout
         self.limit = limit
     }
+}
+
+/// Bytes a request sends in place (``HTTPClientRequest/sharedBody``): memory that stays where it is, unchanged,
+/// while the object lives.
+public protocol HTTPClientSharedBody: AnyObject, Sendable {
+    /// The bytes; valid and unchanged for the object's lifetime.
+    var bodyBytes: UnsafeRawBufferPointer { get }
 }
