@@ -3,10 +3,13 @@
 and (when PyPI's opentelemetry-proto is importable) spans. Prints its port on the first line, the totals on SIGTERM.
 
 Usage: otlp-sink.py   (listens on 127.0.0.1, a free port)
+       SINK_DELAY_MS=20 otlp-sink.py   (answers each export that much later, without using the CPU meanwhile)
 """
+import os
 import signal
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 try:
@@ -14,6 +17,7 @@ try:
 except ImportError:
     ExportTraceServiceRequest = None
 
+DELAY = float(os.environ.get("SINK_DELAY_MS", "0")) / 1000
 totals = {"requests": 0, "bytes": 0, "spans": 0}
 lock = threading.Lock()
 
@@ -27,6 +31,8 @@ class Sink(BaseHTTPRequestHandler):
         if ExportTraceServiceRequest is not None and self.headers.get("Content-Type") == "application/x-protobuf":
             request = ExportTraceServiceRequest.FromString(body)
             spans = sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)
+        if DELAY:
+            time.sleep(DELAY)
         with lock:
             totals["requests"] += 1
             totals["bytes"] += len(body)

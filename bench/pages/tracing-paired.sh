@@ -20,6 +20,8 @@
 # OTEL_BSP_MAX_QUEUE_SIZE=8192"`, or `ON_ENV=OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9` (nothing listens: every
 # span is started, ended and dropped, none exported). SINK_PYTHON=python3: a sink that counts bytes only (by
 # default .venv's python, when there, also decodes every export and counts its spans — on wrk's CPU).
+# THREADS=loop: count the event loop's thread only (`http-loop-*`), to tell the request path's share from the
+# export's (the HTTP client's thread).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 BIN" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +35,15 @@ KEY=bench-cursor-key-bench-cursor-key-0123456789
 for tool in wrk python3 curl taskset; do command -v $tool >/dev/null || { echo "needs $tool" >&2; exit 2; }; done
 # shellcheck source=../lib/measure.sh
 source "$ROOT/bench/lib/measure.sh"
+if [ "${THREADS:-all}" = loop ]; then
+    cpu_ticks() { # the event-loop threads' user + system ticks
+        local sum=0 task
+        for task in /proc/"$1"/task/*; do
+            case $(cat "$task/comm") in http-loop-*) sum=$((sum + $(awk '{print $14 + $15}' "$task/stat"))) ;; esac
+        done
+        echo "$sum"
+    }
+fi
 WORK=$(mktemp -d)
 PYTHON=${SINK_PYTHON:-python3}
 [ -z "${SINK_PYTHON:-}" ] && [ -x "$ROOT/.venv/bin/python" ] && PYTHON="$ROOT/.venv/bin/python"
