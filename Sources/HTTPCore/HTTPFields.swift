@@ -79,6 +79,34 @@ public struct HTTPFields: Sendable, Equatable, Sequence, ExpressibleByDictionary
         }
     }
 
+    /// The first values of `first` and of `second` (case-insensitive), found in one pass that borrows each field
+    /// name in place, as ``firstIndex(named:)`` does (a server span's `Host` and `User-Agent`).
+    public func firstValues(_ first: String, _ second: String) -> (String?, String?) {
+        var first = first
+        var second = second
+        return first.withUTF8 { first in
+            second.withUTF8 { second in
+                var (firstIndex, secondIndex) = (-1, -1)
+                var index = 0
+                while index < storage.count && (firstIndex < 0 || secondIndex < 0) {
+                    let length = storage[index].name.utf8.count
+                    if firstIndex < 0 && length == first.count && storage[index].name.asciiCaseInsensitiveEquals(first)
+                    {
+                        firstIndex = index
+                    } else if secondIndex < 0 && length == second.count
+                        && storage[index].name.asciiCaseInsensitiveEquals(second)
+                    {
+                        secondIndex = index
+                    }
+                    index += 1
+                }
+                return (
+                    firstIndex < 0 ? nil : storage[firstIndex].value, secondIndex < 0 ? nil : storage[secondIndex].value
+                )
+            }
+        }
+    }
+
     /// Appends a field line, keeping existing ones with the same name.
     public mutating func append(_ name: String, _ value: String) {
         storage.append(Field(name: name, value: value))

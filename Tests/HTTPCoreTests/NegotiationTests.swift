@@ -96,6 +96,15 @@ struct NegotiationTests {
         fields["content-type"] = nil
         #expect(!fields.contains("Content-Type"))
         #expect(HTTPFields([("Connection", "keep-alive, Close")]).containsToken("close", in: "connection"))
+        // Two names in one pass: the first field of each, any case, either order, either missing.
+        let request = HTTPFields([
+            ("accept", "*/*"), ("user-agent", "App/2"), ("HOST", "a:1"), ("Host", "b:2"), ("User-Agent", "App/3"),
+        ])
+        #expect(request.firstValues("Host", "User-Agent") == ("a:1", "App/2"))
+        #expect(request.firstValues("User-Agent", "Host") == ("App/2", "a:1"))
+        #expect(request.firstValues("Host", "X-Missing") == ("a:1", nil))
+        #expect(HTTPFields().firstValues("Host", "User-Agent") == (nil, nil))
+        #expect(HTTPFields([("Hos", "x"), ("Hostt", "y")]).firstValues("Host", "User-Agent") == (nil, nil))
     }
 
     @Test func problemJSON() {

@@ -28,21 +28,29 @@ struct HTTPServerSpanFields: Sendable, Hashable {
         self.route = route
     }
 
-    /// Gives `sink` each attribute, in the order of the semantic conventions' tables: `http.request.method`,
-    /// `url.path`, `url.scheme`, `network.protocol.version`, `server.address`, `server.port`, `user_agent.original`,
-    /// `client.address`, `http.response.status_code`, `http.route`, and `error.type` for a 5xx. Generic, so that
-    /// the protobuf encoder writes each one where it is found (no attribute value made).
+    /// Gives `sink` each attribute: `url.path` first (``visitPath(_:_:)``, what changes from request to request),
+    /// then the others (``visitRest(method:version:host:userAgent:peer:status:route:_:)``). Generic, so that the
+    /// protobuf encoder writes each one where it is found (no attribute value made).
     func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(_ sink: inout Sink) {
-        Self.visitAttributes(
-            method: method, path: path, version: version, requestHeaders: requestHeaders, peer: peer, status: status,
+        Self.visitPath(path, &sink)
+        let (host, userAgent) = requestHeaders.firstValues("Host", "User-Agent")
+        Self.visitRest(
+            method: method, version: version, host: host, userAgent: userAgent, peer: peer, status: status,
             route: route, &sink)
     }
 
-    /// ``visitAttributes(_:)`` of these fields where they are (a server span's encoder gives HTTPCore's access
-    /// entry's, no copy made).
-    static func visitAttributes<Sink: HTTPSpanAttributeSink & ~Copyable>(
-        method: HTTPMethod, path: String, version: HTTPVersion, requestHeaders: borrowing HTTPFields, peer: String?,
-        status: Int, route: ServerRoute?, _ sink: inout Sink
+    /// `url.path`.
+    static func visitPath<Sink: HTTPSpanAttributeSink & ~Copyable>(_ path: String, _ sink: inout Sink) {
+        sink.attribute(Key.urlPath, path)
+    }
+
+    /// The attributes but `url.path`, in the order of the semantic conventions' tables: `http.request.method`,
+    /// `url.scheme`, `network.protocol.version`, `server.address` and `server.port` (of `host`, the `Host` field),
+    /// `user_agent.original`, `client.address` (of the peer), `http.response.status_code`, `http.route`, and
+    /// `error.type` for a 5xx. What a lane's span template holds (``ServerSpanTemplate``).
+    static func visitRest<Sink: HTTPSpanAttributeSink & ~Copyable>(
+        method: HTTPMethod, version: HTTPVersion, host: String?, userAgent: String?, peer: String?, status: Int,
+        route: ServerRoute?, _ sink: inout Sink
     ) {
         if method == .get {
             sink.attribute(Self.get)
@@ -51,12 +59,10 @@ struct HTTPServerSpanFields: Sendable, Hashable {
         } else {
             sink.attribute(Key.httpRequestMethod, method.rawValue)
         }
-        sink.attribute(Key.urlPath, path)
         sink.attribute(Self.scheme)
         sink.attribute(version.minor == 0 ? Self.version10 : Self.version11)
-        // Looked up by name, each name borrowed in place: iterating the fields by value retains both strings of each.
-        if let host = requestHeaders["Host"] { sink.serverAuthority(host) }
-        if let userAgent = requestHeaders["User-Agent"] { sink.attribute(Key.userAgentOriginal, userAgent) }
+        if let host { sink.serverAuthority(host) }
+        if let userAgent { sink.attribute(Key.userAgentOriginal, userAgent) }
         if let peer {
             ProtobufWriter.withUTF8(peer) { bytes in
                 guard let (address, _) = Authority.split(bytes) else { return }

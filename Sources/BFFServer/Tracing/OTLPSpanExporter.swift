@@ -120,6 +120,8 @@ public final class OTLPSpanExporter: SpanSink {
     private struct OpenBatch: ~Copyable {
         var spans: ProtobufWriter
         var count = 0
+        /// The lane's last server span's repeating part (kept from batch to batch).
+        var template: ServerSpanTemplate?
     }
 
     /// Room for a batch's spans: ~400 bytes each in protobuf.
@@ -140,10 +142,10 @@ public final class OTLPSpanExporter: SpanSink {
     /// dropped when the queue is full. Never blocks on I/O; the lock it takes is its loop's own.
     func record(_ span: SpanData, lane: Int?) {
         let format = configuration.exportProtocol
-        enqueue(lane: lane) { encoder.encodeSpan(span, as: format, into: &$0) }
+        enqueue(lane: lane) { encoder.encodeSpan(span, as: format, into: &$0.spans) }
     }
 
-    /// A server span, encoded from its access entry (``OTLPTraceEncoder/encodeServerSpan(_:method:version:requestHeaders:peer:status:route:start:end:into:)``)
+    /// A server span, encoded from its access entry (``OTLPTraceEncoder/encodeServerSpan(_:method:version:requestHeaders:peer:status:route:start:end:template:into:)``)
     /// into the batch of the loop it ended on; in JSON, as a record.
     func recordServer(
         _ span: Span, _ entry: borrowing HTTPAccessLogEntry, route: ServerRoute?, start: UInt64, end: UInt64
@@ -154,16 +156,16 @@ public final class OTLPSpanExporter: SpanSink {
         // The closure captures the fields it needs, not the entry: capturing that copies it (a dozen references).
         let (method, version, status) = (entry.method, entry.version, entry.status)
         let (headers, peer) = (entry.requestHeaders, entry.remoteAddress)
-        enqueue(lane: entry.loop) {
+        enqueue(lane: entry.loop) { open in
             encoder.encodeServerSpan(
                 span, method: method, version: version, requestHeaders: headers, peer: peer, status: status,
-                route: route, start: start, end: end, into: &$0)
+                route: route, start: start, end: end, template: &open.template, into: &open.spans)
         }
     }
 
     /// Has `encode` append one span to the open batch of `lane` (a JSON element after a comma), unless the queue is
     /// full; queues the batch for export when that fills it.
-    private func enqueue(lane: Int?, _ encode: (inout ProtobufWriter) -> Void) {
+    private func enqueue(lane: Int?, _ encode: (inout OpenBatch) -> Void) {
         guard queued.add(1, ordering: .relaxed).oldValue < configuration.queueSize else {
             queued.subtract(1, ordering: .relaxed)
             droppedFull.add(1, ordering: .relaxed)
@@ -173,7 +175,7 @@ public final class OTLPSpanExporter: SpanSink {
         let json = configuration.exportProtocol == .httpJSON
         let closed = lane.open.withLock { open -> SpanBatch? in
             if json && open.count > 0 { open.spans.append(UInt8(ascii: ",")) }
-            encode(&open.spans)
+            encode(&open)
             open.count += 1
             guard open.count >= configuration.batchSize else { return nil }
             return close(&open, of: lane)

@@ -59,24 +59,49 @@ struct OTLPTraceEncoder: Sendable {
 
     /// Appends a server span (``Span/endServer(_:)``) as ``encodeSpan(_:as:into:)`` appends the record
     /// ``Span/serverData(_:route:start:end:)`` makes, in protobuf, byte for byte — but written straight from the
-    /// span's constants and the fields of HTTPCore's access entry it reads, no record made.
+    /// span's constants and the fields of HTTPCore's access entry it reads, no record made. What follows its ids,
+    /// times and `url.path` is copied from `template` when the span's values match it (``ServerSpanTemplate``), and
+    /// written and kept there otherwise.
     func encodeServerSpan(
         _ span: Span, method: HTTPMethod, version: HTTPVersion, requestHeaders: borrowing HTTPFields, peer: String?,
-        status: Int, route: ServerRoute?, start: UInt64, end: UInt64, into writer: inout ProtobufWriter
+        status: Int, route: ServerRoute?, start: UInt64, end: UInt64, template: inout ServerSpanTemplate?,
+        into writer: inout ProtobufWriter
     ) {
         let message = writer.beginMessage(2)  // ScopeSpans.spans
         writer.bytes(1, bigEndian: span.traceID.high, span.traceID.low)
         writer.bytes(2, bigEndian: span.spanID.value)
         if let traceState = span.traceState { writer.string(3, traceState) }
         if let parent = span.parentSpanID { writer.bytes(4, bigEndian: parent.value) }
-        writer.string(5, route?.spanName(method) ?? method.rawValue)
-        writer.varint(6, UInt64(SpanKind.server.rawValue))
         writer.fixed64(7, start)
         writer.fixed64(8, end)
-        HTTPServerSpanFields.visitAttributes(
-            method: method, path: span.path ?? "", version: version, requestHeaders: requestHeaders, peer: peer,
-            status: status, route: route, &writer)
-        if status >= 500 { Self.protobuf(.error("HTTP \(status)"), into: &writer) }
+        HTTPServerSpanFields.visitPath(span.path ?? "", &writer)
+        let (host, userAgent) = requestHeaders.firstValues("Host", "User-Agent")
+        func rest(_ address: UnsafeBufferPointer<UInt8>?) {
+            if let template,
+                template.matches(
+                    method: method, version: version, status: status, route: route, host: host,
+                    userAgent: userAgent, peerAddress: address)
+            {
+                return template.bytes.withUnsafeBufferPointer { writer.append($0) }
+            }
+            let restStart = writer.count
+            writer.string(5, route?.spanName(method) ?? method.rawValue)
+            writer.varint(6, UInt64(SpanKind.server.rawValue))
+            HTTPServerSpanFields.visitRest(
+                method: method, version: version, host: host, userAgent: userAgent, peer: peer, status: status,
+                route: route, &writer)
+            if status >= 500 { Self.protobuf(.error("HTTP \(status)"), into: &writer) }
+            template = ServerSpanTemplate(
+                method: method, version: version, status: status, route: route, host: host, userAgent: userAgent,
+                peerAddress: address.map { Array($0) }, bytes: Array(writer.unsafeBytes(from: restStart)))
+        }
+        if let peer {
+            ProtobufWriter.withUTF8(peer) { bytes in
+                rest(Authority.split(bytes).map { UnsafeBufferPointer(rebasing: bytes[$0.host]) })
+            }
+        } else {
+            rest(nil)
+        }
         writer.fixed32(16, UInt32(span.flags))
         writer.endMessage(message)
     }
@@ -168,17 +193,26 @@ struct OTLPTraceEncoder: Sendable {
         return envelope.bytes
     }
 
-    /// A `Span` message's fields.
+    /// A `Span` message's fields: the ids and times first, then a server span's `url.path`, then name, kind and the
+    /// other attributes — the order a server span's template needs (``ServerSpanTemplate``: what changes from span
+    /// to span comes before what repeats). Protobuf readers take fields, and a repeated field's elements, in any
+    /// order and interleaved.
     private static func protobuf(_ span: borrowing SpanData, into writer: inout ProtobufWriter) {
         writer.bytes(1, bigEndian: span.traceID.high, span.traceID.low)
         writer.bytes(2, bigEndian: span.spanID.value)
         if let traceState = span.traceState { writer.string(3, traceState) }
         if let parent = span.parentSpanID { writer.bytes(4, bigEndian: parent.value) }
-        writer.string(5, span.name)
-        writer.varint(6, UInt64(span.kind.rawValue))
         writer.fixed64(7, span.startNanoseconds)
         writer.fixed64(8, span.endNanoseconds)
-        span.http?.visitAttributes(&writer)
+        if let http = span.http { HTTPServerSpanFields.visitPath(http.path, &writer) }
+        writer.string(5, span.name)
+        writer.varint(6, UInt64(span.kind.rawValue))
+        if let http = span.http {
+            let (host, userAgent) = http.requestHeaders.firstValues("Host", "User-Agent")
+            HTTPServerSpanFields.visitRest(
+                method: http.method, version: http.version, host: host, userAgent: userAgent, peer: http.peer,
+                status: http.status, route: http.route, &writer)
+        }
         for index in span.attributes.indices { writer.keyValue(9, span.attributes[index]) }
         if span.status != .unset { protobuf(span.status, into: &writer) }
         writer.fixed32(16, UInt32(span.flags))

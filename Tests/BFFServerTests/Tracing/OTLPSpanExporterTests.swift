@@ -131,7 +131,29 @@ import Testing
             (.get, 404, nil, [:], nil, .http10, SpanID(9), nil),
             (.put, 500, "nextPage", ["User-Agent": "curl/8"], "10.0.2.2:1", .http11, nil, nil),
         ]
-        for (index, (method, status, route, headers, peer, version, parent, state)) in cases.enumerated() {
+        // Then the first case and each of it with one value changed, in turn: a template that ignored that value
+        // would be copied into the changed span.
+        let base = cases[0]
+        let variants: [(HTTPMethod, Int, String?, HTTPFields, String?, HTTPVersion, SpanID?, String?)] = [
+            (base.0, base.1, base.2, ["Host": "other.example", "User-Agent": "App/1"], base.4, base.5, nil, nil),
+            (base.0, base.1, base.2, ["Host": "api.example:8443", "User-Agent": "App/2"], base.4, base.5, nil, nil),
+            (base.0, base.1, base.2, ["Host": "api.example:8443"], base.4, base.5, nil, nil),
+            (base.0, base.1, base.2, base.3, "127.0.0.2:5000", base.5, nil, nil),
+            (base.0, base.1, base.2, base.3, nil, base.5, nil, nil),
+            (base.0, base.1, base.2, base.3, base.4, .http10, nil, nil),
+            (.post, base.1, base.2, base.3, base.4, base.5, nil, nil),
+            (base.0, 201, base.2, base.3, base.4, base.5, nil, nil),
+            (base.0, base.1, "nextPage", base.3, base.4, base.5, nil, nil),
+            (base.0, base.1, nil, base.3, base.4, base.5, nil, nil),
+            (base.0, base.1, base.2, base.3, base.4, base.5, SpanID(3), "v=2"),
+        ]
+        let sequence = cases + cases + variants.flatMap { [base, $0] }
+        // One lane's template through the sequence: each span of it is encoded twice (the second copies the template
+        // the first left), and each must be the record's bytes — the template holds no value of another span, and
+        // not its path.
+        var template: ServerSpanTemplate?
+        var hits = 0
+        for (index, (method, status, route, headers, peer, version, parent, state)) in sequence.enumerated() {
             var entry = HTTPAccessLogEntry.answered(
                 method: method, target: "/v1/pages/feed?x=1", version: version, status: status, bodyBytes: 10,
                 gzip: false, remoteAddress: peer, durationNanoseconds: 2_000, route: route, requestID: nil)
@@ -140,20 +162,35 @@ import Testing
             let span = Span(
                 tracer: tracer, server: TraceID(high: 0xAB, low: UInt64(index + 1)),
                 spanID: SpanID(UInt64(100 + index)),
-                parent: parent, traceState: state, path: "/v1/pages/feed")
+                parent: parent, traceState: state, path: "/v1/pages/p\(index)")
             let serverRoute = route.flatMap(ServerRoute.named)
-            var direct = ProtobufWriter()
-            encoder.encodeServerSpan(
-                span, method: entry.method, version: entry.version, requestHeaders: entry.requestHeaders,
-                peer: entry.remoteAddress, status: entry.status, route: serverRoute, start: 1_000, end: 3_000,
-                into: &direct)
             var viaRecord = ProtobufWriter()
             let record = span.serverData(entry, route: serverRoute, start: 1_000, end: 3_000)
             encoder.encodeSpan(record, as: .httpProtobuf, into: &viaRecord)
-            #expect(direct.bytes == viaRecord.bytes, "case \(index)")
+            for attempt in 0..<2 {
+                let before = template?.bytes
+                var direct = ProtobufWriter()
+                encoder.encodeServerSpan(
+                    span, method: entry.method, version: entry.version, requestHeaders: entry.requestHeaders,
+                    peer: entry.remoteAddress, status: entry.status, route: serverRoute, start: 1_000, end: 3_000,
+                    template: &template, into: &direct)
+                #expect(direct.bytes == viaRecord.bytes, "case \(index), attempt \(attempt)")
+                if attempt == 1 { hits += template?.bytes == before ? 1 : 0 }
+            }
+            // Another connection of the same client (another port): the same template.
+            if let peer, let colon = peer.lastIndex(of: ":") {
+                entry.remoteAddress = peer[..<colon] + ":1234"
+                var direct = ProtobufWriter()
+                encoder.encodeServerSpan(
+                    span, method: entry.method, version: entry.version, requestHeaders: entry.requestHeaders,
+                    peer: entry.remoteAddress, status: entry.status, route: serverRoute, start: 1_000, end: 3_000,
+                    template: &template, into: &direct)
+                #expect(direct.bytes == viaRecord.bytes, "case \(index), another port")
+            }
             #expect(record.kind == .server)
             #expect(record.status == (status >= 500 ? .error("HTTP \(status)") : .unset))
         }
+        #expect(hits == sequence.count, "every second span copied its template")
         #expect(
             Span(
                 tracer: tracer, server: TraceID(high: 1, low: 1), spanID: SpanID(1), parent: nil, traceState: nil,
