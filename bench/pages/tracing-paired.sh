@@ -2,8 +2,8 @@
 # Tracing cost on the page routes (issue 35), measured side by side in the same seconds: two flow-bff processes of
 # one build — tracing off, and tracing on at 100 % sampling (`OTEL_TRACES_SAMPLER=always_on`) exporting OTLP/HTTP
 # protobuf to bench/pages/otlp-sink.py — both pinned to CPU 1, each loaded by its own `wrk -t1 -cC` on CPU 0 at the
-# same time. Each round's figure is each process's CPU time (user + system, all its threads: event loop, exporter
-# task, HTTP client thread) over the requests its wrk completed, and the round's ratio is on ÷ off.
+# same time. Each round's figure is each process's CPU time (user + system, all its threads: event loop, HTTP
+# client thread) over the requests its wrk completed, and the round's ratio is on ÷ off.
 #
 #   bench/pages/tracing-paired.sh .build/release/flow-bff
 #   R=9 D=5 C=32 bench/pages/tracing-paired.sh BIN

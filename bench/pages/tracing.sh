@@ -6,8 +6,8 @@
 #   bench/pages/tracing.sh .build/release/flow-bff [/tmp/base/.build/release/flow-bff]
 #   D=3 R=5 C=64 bench/pages/tracing.sh BIN BASE
 #
-# The figures are CPU time of the whole flow-bff process per request (its event loop, and the exporter's task and
-# HTTP client thread that encode and post the spans), so the sink's own CPU is not counted. The sink prints the
+# The figures are CPU time of the whole flow-bff process per request (its event loop, which encodes the spans, and
+# the HTTP client's thread, which posts them), so the sink's own CPU is not counted. The sink prints the
 # requests, bytes and spans it received when it stops (spans only when .venv has opentelemetry-proto, as
 # scripts/tracing-test installs it). D, R, C, FIELDS, CONFIG, PAGES, PIN: as in cputime.sh (with PIN=1 the sink
 # shares wrk's CPU, not the server's).

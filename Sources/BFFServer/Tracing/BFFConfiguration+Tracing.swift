@@ -114,7 +114,7 @@ extension ConfigurationKey {
     ]
 }
 
-/// An OTLP/HTTP endpoint split for ``UpstreamClient``: `scheme://authority` and the path.
+/// An OTLP/HTTP endpoint split into `scheme://authority` and the path (`/` when the URL has none).
 struct OTLPEndpoint: Sendable, Hashable {
     var base: String
     var path: String
