@@ -84,10 +84,7 @@ public final class OTLPSpanExporter: SpanSink {
         headers["Content-Type"] = OTLPTraceEncoder.contentType(configuration.exportProtocol)
         fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         self.log = log
-        let room = encoder.headroom(configuration.exportProtocol)
-        lanes = (0...Platform.availableCPUs).map { _ in
-            Lane(capacity: Self.batchCapacity(configuration), headroom: room)
-        }
+        lanes = (0...Platform.availableCPUs).map { _ in Lane(Self.emptyBatch(configuration, encoder)) }
         let delay = Duration.milliseconds(Int(configuration.scheduleDelaySeconds * 1000))
         ticker.withLock {
             $0 = Task.detached { [weak self] in
@@ -105,14 +102,8 @@ public final class OTLPSpanExporter: SpanSink {
     /// An open batch of spans and its lock.
     private final class Lane: Sendable {
         let open: Mutex<OpenBatch>
-        let capacity: Int
-        let headroom: Int
 
-        init(capacity: Int, headroom: Int) {
-            self.capacity = capacity
-            self.headroom = headroom
-            open = Mutex(OpenBatch(spans: ProtobufWriter(capacity: capacity, headroom: headroom)))
-        }
+        init(_ batch: consuming ProtobufWriter) { open = Mutex(OpenBatch(spans: batch)) }
     }
 
     /// The batch spans are encoded into (``OTLPTraceEncoder/encodeSpan(_:as:into:)``, after the room its request's
@@ -124,14 +115,17 @@ public final class OTLPSpanExporter: SpanSink {
         var template: ServerSpanTemplate?
     }
 
-    /// Room for a batch's spans: ~400 bytes each in protobuf.
-    private static func batchCapacity(_ configuration: BFFConfiguration.Tracing) -> Int {
-        configuration.batchSize * 400
+    /// An empty batch: room for its spans (~400 bytes each in protobuf) after the room for its envelope.
+    private static func emptyBatch(_ configuration: BFFConfiguration.Tracing, _ encoder: OTLPTraceEncoder)
+        -> ProtobufWriter
+    {
+        ProtobufWriter(
+            capacity: configuration.batchSize * 400, headroom: encoder.headroom(configuration.exportProtocol))
     }
 
-    /// Makes `lane`'s open batch a request body (``SpanBatch``) and opens an empty one; called under its lock.
-    private func close(_ open: inout OpenBatch, of lane: Lane) -> SpanBatch {
-        var full = ProtobufWriter(capacity: lane.capacity, headroom: lane.headroom)
+    /// Makes a lane's open batch a request body (``SpanBatch``) and opens an empty one; called under its lock.
+    private func close(_ open: inout OpenBatch) -> SpanBatch {
+        var full = Self.emptyBatch(configuration, encoder)
         swap(&full, &open.spans)
         defer { open.count = 0 }
         let start = encoder.finishRequest(&full, as: configuration.exportProtocol)
@@ -178,7 +172,7 @@ public final class OTLPSpanExporter: SpanSink {
             encode(&open)
             open.count += 1
             guard open.count >= configuration.batchSize else { return nil }
-            return close(&open, of: lane)
+            return close(&open)
         }
         if let closed { queue(closed) }
     }
@@ -187,7 +181,7 @@ public final class OTLPSpanExporter: SpanSink {
     /// batch or the next tick, so a busy server is not exported a handful of spans at a time.
     private func closeOpenBatches() {
         for lane in lanes {
-            if let batch = lane.open.withLock({ $0.count > 0 ? close(&$0, of: lane) : nil }) { queue(batch) }
+            if let batch = lane.open.withLock({ $0.count > 0 ? close(&$0) : nil }) { queue(batch) }
         }
     }
 

@@ -21,14 +21,21 @@ struct OTLPTraceEncoder: Sendable {
         var resource = [SpanAttribute.string(SemanticAttribute.serviceName, serviceName)]
         if !serviceVersion.isEmpty { resource.append(.string(SemanticAttribute.serviceVersion, serviceVersion)) }
         self.resource = resource
-        jsonHead = makeJSONHead()
-        protobufRoom = protobufHead(spansLength: Int(UInt32.max)).count
+        jsonHead = Self.jsonHead(resource)
+        var encoded = ProtobufWriter(capacity: 256)
+        encoded.message(1) { message in  // ResourceSpans.resource
+            for attribute in resource { message.keyValue(1, attribute) }
+        }
+        protobufResource = encoded.bytes
+        protobufRoom = Self.protobufHead(spansLength: Int(UInt32.max), resource: protobufResource).count
     }
 
     /// What comes before a batch's spans in JSON: the resource, the scope, and the opening of `spans`.
-    private var jsonHead: [UInt8] = []
-    /// The longest protobuf head (``protobufHead(spansLength:)``).
-    private var protobufRoom = 0
+    private let jsonHead: [UInt8]
+    /// `ResourceSpans.resource`, tag and length included, encoded once.
+    private let protobufResource: [UInt8]
+    /// The longest protobuf head (``protobufHead(spansLength:resource:)``).
+    private let protobufRoom: Int
 
     /// The request body for `spans` and its `Content-Type` (tests; the exporter encodes span by span).
     func encode(_ spans: some Collection<SpanData>, as format: OTLPProtocol) -> (body: [UInt8], contentType: String) {
@@ -122,7 +129,7 @@ struct OTLPTraceEncoder: Sendable {
         let room = headroom(format)
         switch format {
         case .httpProtobuf:
-            let head = protobufHead(spansLength: batch.count - room)
+            let head = Self.protobufHead(spansLength: batch.count - room, resource: protobufResource)
             return head.withUnsafeBufferPointer { batch.writeHead($0, headroom: room) }
         case .httpJSON:
             Self.jsonTail.withUnsafeBufferPointer { batch.append($0) }
@@ -132,9 +139,9 @@ struct OTLPTraceEncoder: Sendable {
 
     // MARK: JSON
 
-    private func makeJSONHead() -> [UInt8] {
+    private static func jsonHead(_ resource: [SpanAttribute]) -> [UInt8] {
         var head = Array(#"{"resourceSpans":[{"resource":{"attributes":"#.utf8)
-        head += JSONWriter().write(.array(resource.map(Self.json)))
+        head += JSONWriter().write(.array(resource.map(json)))
         head += #"},"scopeSpans":[{"scope":{"name":"#.utf8
         JSONWriter.appendString(Self.scopeName, to: &head)
         head += #"},"spans":["#.utf8
@@ -176,22 +183,26 @@ struct OTLPTraceEncoder: Sendable {
     // MARK: Protobuf
 
     /// The envelope in front of `spansLength` bytes of spans: `ExportTraceServiceRequest.resource_spans`'s tag and
-    /// length, the resource, `ResourceSpans.scope_spans`'s tag and length and the scope — every length known once
-    /// the spans are written, so the head is written last, in the room the batch kept for it.
-    private func protobufHead(spansLength: Int) -> [UInt8] {
-        var head = ProtobufWriter(capacity: 256)
-        head.message(1) { resource in  // ResourceSpans.resource
-            for attribute in self.resource { resource.keyValue(1, attribute) }
-        }
-        var scope = ProtobufWriter(capacity: 64)
-        scope.message(1) { $0.string(1, Self.scopeName) }  // ScopeSpans.scope: InstrumentationScope.name
-        head.lengthDelimited(2, length: scope.count + spansLength)  // ResourceSpans.scope_spans
-        head.append(scope)
-        var envelope = ProtobufWriter(capacity: 16)
-        envelope.lengthDelimited(1, length: head.count + spansLength)  // ExportTraceServiceRequest.resource_spans
-        envelope.append(head)
-        return envelope.bytes
+    /// length, the `resource` (``protobufResource``), `ResourceSpans.scope_spans`'s tag and length and the scope —
+    /// every length known once the spans are written, so the head is written last, in the room the batch kept for it.
+    private static func protobufHead(spansLength: Int, resource: [UInt8]) -> [UInt8] {
+        let scopeSpansLength = scope.count + spansLength
+        var head = ProtobufWriter(capacity: 32 + resource.count + scope.count)
+        head.lengthDelimited(
+            1,  // ExportTraceServiceRequest.resource_spans
+            length: resource.count + 1 + ProtobufWriter.varintSize(UInt64(scopeSpansLength)) + scopeSpansLength)
+        resource.withUnsafeBufferPointer { head.append($0) }
+        head.lengthDelimited(2, length: scopeSpansLength)  // ResourceSpans.scope_spans
+        scope.withUnsafeBufferPointer { head.append($0) }
+        return head.bytes
     }
+
+    /// `ScopeSpans.scope` (`InstrumentationScope.name`), tag and length included.
+    private static let scope: [UInt8] = {
+        var scope = ProtobufWriter(capacity: 64)
+        scope.message(1) { $0.string(1, scopeName) }
+        return scope.bytes
+    }()
 
     /// A `Span` message's fields: the ids and times first, then a server span's `url.path`, then name, kind and the
     /// other attributes — the order a server span's template needs (``ServerSpanTemplate``: what changes from span

@@ -190,7 +190,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         transfer.easy = easy
         if let problem = configure(easy, for: transfer) {
             transfer.easy = nil
-            recycle(easy)
+            recycle(easy, after: transfer)
             transfer.finish(.failure(problem))
             releaseSlot(of: transfer)
             return
@@ -200,7 +200,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         if added != CURLM_OK {
             active[easy.handle] = nil
             transfer.easy = nil
-            recycle(easy)
+            recycle(easy, after: transfer)
             transfer.finish(.failure(HTTPClientError(.other, String(cString: curl_multi_strerror(added)))))
             releaseSlot(of: transfer)
         }
@@ -269,11 +269,15 @@ final class HTTPClientLoop: @unchecked Sendable {
         case "POST": flow_curl_easy_setopt_long(handle, CURLOPT_POST, 1)
         default: flow_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
-        if let shared = request.sharedBody?.bodyBytes, let base = shared.baseAddress, shared.count > 0 {
-            // POSTFIELDS reads the bytes where they are; the transfer's request holds their owner to its end.
+        if let shared = request.sharedBody?.bodyBytes {
             flow_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(shared.count))
-            flow_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: base))
-        } else if let body = request.body ?? request.sharedBody.map({ _ in [] }) {
+            if let base = shared.baseAddress, shared.count > 0 {
+                // POSTFIELDS reads the bytes where they are; the transfer's request holds their owner to its end.
+                flow_curl_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: base))
+            } else {
+                flow_curl_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+            }
+        } else if let body = request.body {
             flow_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             body.withUnsafeBufferPointer { bytes in
                 // COPYPOSTFIELDS copies POSTFIELDSIZE bytes now.
@@ -331,7 +335,7 @@ final class HTTPClientLoop: @unchecked Sendable {
         active[easy.handle] = nil
         curl_multi_remove_handle(multi, easy.handle)
         transfer.easy = nil
-        recycle(easy)
+        recycle(easy, after: transfer)
         if let response { transfer.finish(.success(response)) } else if let error { transfer.finish(.failure(error)) }
         releaseSlot(of: transfer)
     }
@@ -353,15 +357,15 @@ final class HTTPClientLoop: @unchecked Sendable {
         }
     }
 
-    /// Keeps `easy` for a later transfer, its shared options still set; the finished transfer's header list (freed
+    /// Keeps `easy` for a later transfer, its shared options still set; the finished `transfer`'s header list (freed
     /// with the transfer), data pointers and shared body are taken off it first.
-    private func recycle(_ easy: CurlEasy) {
+    private func recycle(_ easy: CurlEasy, after transfer: ClientTransfer) {
         guard !stopping, spareHandles.count < 64 else { return }
         flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_HTTPHEADER, nil)
         flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, nil)
         flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, nil)
         // A shared body's memory goes with its transfer (the next transfer sets its method and body afresh).
-        flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_POSTFIELDS, nil)
+        if transfer.request.sharedBody != nil { flow_curl_easy_setopt_pointer(easy.handle, CURLOPT_POSTFIELDS, nil) }
         spareHandles.append(easy)
     }
 
